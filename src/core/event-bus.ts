@@ -1,0 +1,117 @@
+/**
+ * The one event bus of the process. Every change is one typed event with a monotonic id; the
+ * bus keeps the last `capacity` events in a ring so that stream clients can resume with
+ * Last-Event-ID. Subscribers are called synchronously, in order; a throwing subscriber is
+ * isolated from the others.
+ */
+
+/** Event payloads by name; the name is `<module>#<messageType>` and the stream adds the version. */
+export interface EventPayloads {
+  'device#addDevice': { payload: Record<string, unknown> };
+  'device#updateDeviceState': { endpoint: Endpoint; payload: Record<string, unknown> };
+  'device#updateDeviceInfo': {
+    endpoint: Endpoint;
+    payload: { name: string; capabilities?: unknown[]; tags?: Record<string, unknown> | null };
+  };
+  'device#updateDeviceOnline': { endpoint: Endpoint; payload: { online: boolean } };
+  'device#deleteDevice': { endpoint: Endpoint };
+  'security#updateArmState': { payload: { arm_state: 'arming' | 'disarming'; detail: { sid: number; name: string } } };
+  'bridge#updateAlarmState': { payload: { alarm_state: string } };
+}
+
+export interface Endpoint {
+  serial_number: string;
+  third_serial_number?: string;
+}
+
+export type EventName = keyof EventPayloads;
+
+export interface BusEvent<N extends EventName = EventName> {
+  id: number;
+  name: N;
+  module: string;
+  type: string;
+  data: EventPayloads[N];
+  /** `data` serialized once, shared by every stream client. */
+  json: string;
+}
+
+export type Replay = { ok: true; events: BusEvent[] } | { ok: false; oldest: number | null; last: number };
+
+export type Listener = (event: BusEvent) => void;
+
+export class EventBus {
+  private readonly ring: (BusEvent | undefined)[];
+  private next = 0;
+  private count = 0;
+  private lastId: number;
+  private readonly listeners = new Set<Listener>();
+
+  /**
+   * @param capacity events kept for replay
+   * @param firstId ids start above this; main passes a clock-based value so that ids keep rising
+   *   across restarts and a stale Last-Event-ID from before a restart is recognised as a gap.
+   */
+  constructor(
+    readonly capacity = 10_000,
+    firstId = 0,
+    private readonly onListenerError: (err: unknown) => void = () => {},
+  ) {
+    this.ring = new Array(capacity);
+    this.lastId = firstId;
+  }
+
+  /** Publishes one event to every subscriber and keeps it for replay. */
+  publish<N extends EventName>(name: N, data: EventPayloads[N]): BusEvent<N> {
+    const [module, type] = name.split('#') as [string, string];
+    const event: BusEvent<N> = { id: ++this.lastId, name, module, type, data, json: JSON.stringify(data) };
+    this.ring[this.next] = event as BusEvent;
+    this.next = (this.next + 1) % this.capacity;
+    if (this.count < this.capacity) this.count++;
+    for (const listener of this.listeners) {
+      try {
+        listener(event as BusEvent);
+      } catch (err) {
+        this.onListenerError(err);
+      }
+    }
+    return event;
+  }
+
+  /** Subscribes to every future event; returns the unsubscribe function. */
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get subscriberCount(): number {
+    return this.listeners.size;
+  }
+
+  /** Id of the last event published (or the starting id when none yet). */
+  get last(): number {
+    return this.lastId;
+  }
+
+  /** Id of the oldest event still kept, or null when none is kept. */
+  get oldest(): number | null {
+    if (this.count === 0) return null;
+    const idx = (this.next - this.count + this.capacity) % this.capacity;
+    return (this.ring[idx] as BusEvent).id;
+  }
+
+  /** Events after `lastSeen`, or a gap when some of them are no longer kept (or the id is unknown). */
+  since(lastSeen: number): Replay {
+    if (lastSeen === this.lastId) return { ok: true, events: [] };
+    const oldest = this.oldest;
+    if (lastSeen > this.lastId || oldest === null || lastSeen < oldest - 1) {
+      return { ok: false, oldest, last: this.lastId };
+    }
+    const skip = lastSeen - oldest + 1;
+    const events: BusEvent[] = [];
+    for (let i = skip; i < this.count; i++) {
+      events.push(this.ring[(this.next - this.count + i + this.capacity * 2) % this.capacity] as BusEvent);
+    }
+    return { ok: true, events };
+  }
+}

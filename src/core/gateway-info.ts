@@ -1,0 +1,32 @@
+import os from 'node:os';
+
+/** Gateway info of G4 (spec 2.8 and COMPAT.md). */
+export interface GatewayInfo {
+  ip: string;
+  mac: string;
+  name: string;
+  domain: string;
+  fw_version: string;
+}
+
+/**
+ * Finds the interface that serves the LAN: the first non-internal IPv4 interface, preferring
+ * wired and wireless names over virtual bridges; loopback when the host has no other.
+ */
+export function lanInterface(): { ip: string; mac: string } {
+  const candidates: { name: string; ip: string; mac: string }[] = [];
+  for (const [name, addrs] of Object.entries(os.networkInterfaces())) {
+    for (const a of addrs ?? []) {
+      if (a.family === 'IPv4' && !a.internal) candidates.push({ name, ip: a.address, mac: a.mac });
+    }
+  }
+  const virtual = /^(docker|br-|veth|virbr|tun|tap|wg|zt|lxc|cni|flannel)/;
+  const best = candidates.find((c) => !virtual.test(c.name)) ?? candidates[0];
+  return best ? { ip: best.ip, mac: best.mac } : { ip: '127.0.0.1', mac: '00:00:00:00:00:00' };
+}
+
+/** The package version reduced to three numeric parts, as clients require of fw_version. */
+export function threePartVersion(version: string): string {
+  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+  return m ? `${m[1]}.${m[2]}.${m[3]}` : '0.0.0';
+}

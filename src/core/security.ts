@@ -1,0 +1,94 @@
+import type { Db } from '../store/db.ts';
+import type { EventBus } from './event-bus.ts';
+
+/** One security mode as the API shows it (spec 2.8). */
+export interface SecurityMode {
+  sid: number;
+  name: string;
+  enable: boolean;
+}
+
+/** Outcome of an arm or disarm request. */
+export type SecurityOutcome = { ok: true } | { ok: false; reason: 'unknown_sid' };
+
+interface Row {
+  sid: number;
+  name: string;
+  enable: number;
+  is_default: number;
+}
+
+/**
+ * Security modes (S1-S5). At most one mode is armed at a time: arming one disarms the one that
+ * was armed (each change is its own updateArmState event). Every change is committed before the
+ * caller answers.
+ */
+export class SecurityService {
+  constructor(
+    private readonly db: Db,
+    private readonly bus: EventBus,
+  ) {}
+
+  /** Every mode, by sid. */
+  list(): SecurityMode[] {
+    return this.rows().map((r) => ({ sid: r.sid, name: r.name, enable: r.enable === 1 }));
+  }
+
+  /** The mode armed now, if any. */
+  armed(): SecurityMode | undefined {
+    return this.list().find((m) => m.enable);
+  }
+
+  /** Arms one mode (S2); the mode armed before is disarmed. */
+  enable(sid: number): SecurityOutcome {
+    const target = this.rows().find((r) => r.sid === sid);
+    if (!target) return { ok: false, reason: 'unknown_sid' };
+    this.armOnly(target);
+    return { ok: true };
+  }
+
+  /** Disarms one mode (S3). */
+  disable(sid: number): SecurityOutcome {
+    const target = this.rows().find((r) => r.sid === sid);
+    if (!target) return { ok: false, reason: 'unknown_sid' };
+    if (target.enable === 1) {
+      this.db.prepare('UPDATE security_modes SET enable = 0 WHERE sid = ?').run(sid);
+      this.emit('disarming', target);
+    }
+    return { ok: true };
+  }
+
+  /** One-click arm (S4): arms the default mode. */
+  enableDefault(): SecurityOutcome {
+    const rows = this.rows();
+    const target = rows.find((r) => r.is_default === 1) ?? rows[0];
+    if (!target) return { ok: false, reason: 'unknown_sid' };
+    this.armOnly(target);
+    return { ok: true };
+  }
+
+  /** Disarms every mode (S5). */
+  disableAll(): void {
+    const armed = this.rows().filter((r) => r.enable === 1);
+    this.db.prepare('UPDATE security_modes SET enable = 0').run();
+    for (const r of armed) this.emit('disarming', r);
+  }
+
+  private armOnly(target: Row): void {
+    const before = this.rows().filter((r) => r.enable === 1 && r.sid !== target.sid);
+    if (before.length === 0 && target.enable === 1) return;
+    this.db.transaction(() => {
+      this.db.prepare('UPDATE security_modes SET enable = CASE WHEN sid = ? THEN 1 ELSE 0 END').run(target.sid);
+    })();
+    for (const r of before) this.emit('disarming', r);
+    if (target.enable !== 1) this.emit('arming', target);
+  }
+
+  private emit(arm_state: 'arming' | 'disarming', row: Row): void {
+    this.bus.publish('security#updateArmState', { payload: { arm_state, detail: { sid: row.sid, name: row.name } } });
+  }
+
+  private rows(): Row[] {
+    return this.db.prepare<[], Row>('SELECT sid, name, enable, is_default FROM security_modes ORDER BY sid').all();
+  }
+}

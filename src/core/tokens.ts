@@ -1,0 +1,185 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { Db } from '../store/db.ts';
+
+/** A stored token as the CLI and the console see it; the token itself is never stored. */
+export interface TokenInfo {
+  id: string;
+  app_name: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** The outcome of one access_token poll. */
+export type Grant = { ok: true; token: string; app_name?: string } | { ok: false };
+
+/** What a press of the link button did. */
+export interface PressResult {
+  window_until: string;
+  /** Apps that polled in the last minute and will get their token on their next poll. */
+  waiting_apps: string[];
+}
+
+interface Row {
+  id: string;
+  hash: Buffer;
+  app_name: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+const LAST_USED_FLUSH_MS = 60_000;
+const WAITING_MS = 60_000;
+
+function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/**
+ * Tokens and the link-button window (spec 3 and 5). A press opens a window; within it every
+ * poll for an app name gets a token, and repeated polls for the same app name get the same
+ * token. Tokens are kept hashed (SHA-256: they are 256-bit random, so a slow hash adds nothing)
+ * and looked up through an in-memory index so that authorising a request never touches the disk.
+ */
+export class TokenService {
+  private readonly byHash = new Map<string, Row>();
+  private windowUntil = 0;
+  /** Tokens issued in the current window, by app name, so duplicate polls get the same one. */
+  private issued = new Map<string, string>();
+  private readonly waiting = new Map<string, number>();
+  private readonly dirtyLastUsed = new Set<string>();
+  private lastFlush = 0;
+  private readonly listeners = new Set<(apps: string[]) => void>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly windowMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    for (const row of db.prepare<[], Row>('SELECT * FROM tokens').all()) this.byHash.set(row.hash.toString('hex'), row);
+  }
+
+  /** Opens the link window (the hardware button or the console confirmation). */
+  press(): PressResult {
+    const now = this.now();
+    this.windowUntil = now + this.windowMs;
+    this.issued = new Map();
+    return { window_until: new Date(this.windowUntil).toISOString(), waiting_apps: this.waitingApps() };
+  }
+
+  /** Closes the link window now. */
+  closeWindow(): void {
+    this.windowUntil = 0;
+    this.issued = new Map();
+  }
+
+  /** Whether the link window is open, and until when. */
+  windowState(): { open: boolean; until: string | null } {
+    const open = this.now() < this.windowUntil;
+    return { open, until: open ? new Date(this.windowUntil).toISOString() : null };
+  }
+
+  /** Apps that polled for a token recently and are not yet served. */
+  waitingApps(): string[] {
+    const cutoff = this.now() - WAITING_MS;
+    const apps: string[] = [];
+    for (const [app, at] of this.waiting) {
+      if (at < cutoff) this.waiting.delete(app);
+      else apps.push(app);
+    }
+    return apps;
+  }
+
+  /** Calls `fn` when a new app starts waiting for approval (the console shows its pop-up then). */
+  onWaiting(fn: (apps: string[]) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** Answers one G1 poll: a token inside the window, else a refusal. */
+  poll(appName: string | undefined): Grant {
+    const key = appName ?? '';
+    const now = this.now();
+    if (now >= this.windowUntil) {
+      const isNew = !this.waiting.has(key);
+      this.waiting.set(key, now);
+      if (isNew) for (const fn of this.listeners) fn(this.waitingApps());
+      return { ok: false };
+    }
+    this.waiting.delete(key);
+    let token = this.issued.get(key);
+    if (!token) {
+      token = this.create(appName ?? null);
+      this.issued.set(key, token);
+    }
+    return appName === undefined ? { ok: true, token } : { ok: true, token, app_name: appName };
+  }
+
+  /** Creates and stores a token (committed before it is returned). */
+  create(appName: string | null): string {
+    const token = randomBytes(32).toString('base64url');
+    const row: Row = {
+      id: randomUUID().slice(0, 8),
+      hash: hashToken(token),
+      app_name: appName,
+      created_at: new Date(this.now()).toISOString(),
+      last_used_at: null,
+    };
+    this.db
+      .prepare('INSERT INTO tokens (id, hash, app_name, created_at, last_used_at) VALUES (?, ?, ?, ?, ?)')
+      .run(row.id, row.hash, row.app_name, row.created_at, row.last_used_at);
+    this.byHash.set(row.hash.toString('hex'), row);
+    return token;
+  }
+
+  /** Checks a token; returns its info when valid. Compares the stored hash in constant time. */
+  verify(token: string | undefined | null): TokenInfo | null {
+    if (!token) return null;
+    const hash = hashToken(token);
+    const row = this.byHash.get(hash.toString('hex'));
+    if (!row || !timingSafeEqual(row.hash, hash)) return null;
+    row.last_used_at = new Date(this.now()).toISOString();
+    this.dirtyLastUsed.add(row.id);
+    if (this.now() - this.lastFlush > LAST_USED_FLUSH_MS) this.flush();
+    return toInfo(row);
+  }
+
+  /** Writes pending last-used times (they are kept in memory between flushes). */
+  flush(): void {
+    this.lastFlush = this.now();
+    if (this.dirtyLastUsed.size === 0) return;
+    const stmt = this.db.prepare('UPDATE tokens SET last_used_at = ? WHERE id = ?');
+    const rows = [...this.byHash.values()].filter((r) => this.dirtyLastUsed.has(r.id));
+    this.db.transaction(() => {
+      for (const r of rows) stmt.run(r.last_used_at, r.id);
+    })();
+    this.dirtyLastUsed.clear();
+  }
+
+  /** Every stored token, oldest first. */
+  list(): TokenInfo[] {
+    return [...this.byHash.values()].map(toInfo).sort((a, b) => a.created_at.localeCompare(b.created_at));
+  }
+
+  /** Revokes one token by its id; false when there is none. */
+  revoke(id: string): boolean {
+    const changes = this.db.prepare('DELETE FROM tokens WHERE id = ?').run(id).changes;
+    for (const [key, row] of this.byHash) if (row.id === id) this.byHash.delete(key);
+    for (const [app, token] of this.issued) if (!this.verifyQuiet(token)) this.issued.delete(app);
+    return changes > 0;
+  }
+
+  /** Clears every token (factory reset). */
+  clear(): void {
+    this.db.prepare('DELETE FROM tokens').run();
+    this.byHash.clear();
+    this.closeWindow();
+  }
+
+  private verifyQuiet(token: string): boolean {
+    return this.byHash.has(hashToken(token).toString('hex'));
+  }
+}
+
+function toInfo(row: Row): TokenInfo {
+  return { id: row.id, app_name: row.app_name, created_at: row.created_at, last_used_at: row.last_used_at };
+}

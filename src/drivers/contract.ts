@@ -1,0 +1,93 @@
+/**
+ * The one small contract every device backend implements (DESIGN.md "Drivers share one small
+ * contract"). A driver knows the catalog and this contract, nothing of routes. It feeds the
+ * device registry through the DriverHost it is given at start, and executes commands the
+ * registry routes to it, returning the expected outcome as a value and throwing only for faults.
+ */
+
+import type { ErrorCodeValue } from '../catalog/errors.ts';
+import type { CapabilityObject } from '../catalog/index.ts';
+
+/** A device as the registry keeps it: every field of spec 2.3 plus the driver's own reference. */
+export interface DeviceRecord {
+  serial_number: string;
+  /** Which driver owns the device: 'thirdparty', 'zigbee2mqtt', 'camera'. */
+  driver: string;
+  /** The driver's own stable id of the device (Zigbee: `<base_topic>/<ieee_address>`; third party: `<token id>/<third_serial_number>`). */
+  driver_ref: string;
+  third_serial_number?: string;
+  service_address?: string;
+  name: string;
+  manufacturer: string;
+  model: string;
+  firmware_version: string;
+  hostname?: string;
+  mac_address?: string;
+  app_name?: string;
+  display_category: string;
+  capabilities: CapabilityObject[];
+  /** Absent for third-party devices (COMPAT.md). */
+  protocol?: string;
+  state: Record<string, unknown>;
+  tags?: Record<string, unknown>;
+  online: boolean;
+  /** Driver-private data kept with the device (e.g. the Zigbee friendly name, exposes); never served. */
+  extra: Record<string, unknown>;
+}
+
+/** What a driver announces when it finds a device; the registry assigns the serial_number. */
+export type DeviceAnnouncement = Omit<DeviceRecord, 'serial_number' | 'driver' | 'online' | 'extra' | 'state'> & {
+  state?: Record<string, unknown>;
+  online?: boolean;
+  extra?: Record<string, unknown>;
+};
+
+/** A command the registry routes to the driver that owns the device. */
+export type DriverCommand =
+  | { kind: 'update-state'; device: DeviceRecord; state: Record<string, unknown> }
+  | { kind: 'query-state'; device: DeviceRecord; capability: string; query: Record<string, unknown> }
+  | { kind: 'configure'; device: DeviceRecord; capabilities: CapabilityObject[] }
+  | { kind: 'remove'; device: DeviceRecord };
+
+/**
+ * The outcome of a command. `state` on success is what the device now reports (the registry
+ * stores and emits it). `offline` on failure tells the registry to mark the device offline.
+ */
+export type Outcome =
+  | { ok: true; state?: Record<string, unknown> }
+  | { ok: false; code: ErrorCodeValue; message: string; offline?: boolean };
+
+/** What the registry offers a driver. Every call is committed to the store before it returns. */
+export interface DriverHost {
+  /** Adds a device, or updates the one with the same driver_ref (reconciled, not re-added). */
+  deviceFound(driver: string, device: DeviceAnnouncement): DeviceRecord;
+  /** Merges reported state (per capability and name level); emits only what changed. */
+  stateReported(serial: string, state: Record<string, unknown>): void;
+  onlineChanged(serial: string, online: boolean): void;
+  infoUpdated(
+    serial: string,
+    info: {
+      name?: string;
+      capabilities?: CapabilityObject[];
+      tags?: Record<string, unknown>;
+      extra?: Record<string, unknown>;
+    },
+  ): void;
+  /** The device left the network (removed on the backend side). */
+  deviceLeft(serial: string): void;
+  get(serial: string): DeviceRecord | undefined;
+  findByRef(driver: string, ref: string): DeviceRecord | undefined;
+  listByDriver(driver: string): DeviceRecord[];
+}
+
+export interface Driver {
+  /** The name devices are stored under in DeviceRecord.driver. */
+  readonly id: string;
+  start(host: DriverHost): Promise<void>;
+  stop(): Promise<void>;
+  execute(command: DriverCommand): Promise<Outcome>;
+  /** Opens (true) or closes (false) pairing of new devices, for drivers that pair (D1). */
+  setDiscovery?(enable: boolean): Promise<Outcome>;
+  /** Whether the driver is pairing now. */
+  discovering?(): boolean;
+}

@@ -1,0 +1,158 @@
+import { unlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import pkg from '../package.json' with { type: 'json' };
+import { type ControlServer, startControlServer } from './control/server.ts';
+import { EventBus } from './core/event-bus.ts';
+import { type GatewayInfo, lanInterface, threePartVersion } from './core/gateway-info.ts';
+import { RuntimeMonitor } from './core/runtime.ts';
+import { SecurityService } from './core/security.ts';
+import { SpeakerService } from './core/speaker.ts';
+import { TokenService } from './core/tokens.ts';
+import { buildApp } from './http/app.ts';
+import type { HttpContext } from './http/context.ts';
+import { SseHub } from './http/sse.ts';
+import { type MdnsHandle, startMdns } from './mdns.ts';
+import type { Settings } from './settings/index.ts';
+import { type Db, KvStore, openDb } from './store/db.ts';
+
+export interface GatewayOptions {
+  log?: Logger;
+  /** Called when a client asks for a restart (G8), after the reply is sent. */
+  onRestart?: () => void;
+}
+
+export interface Gateway {
+  settings: Settings;
+  app: FastifyInstance;
+  db: Db;
+  bus: EventBus;
+  tokens: TokenService;
+  security: SecurityService;
+  speaker: SpeakerService;
+  sse: SseHub;
+  log: Logger;
+  /** Paths of the files the gateway keeps in its data folder. */
+  paths: { db: string; socket: string; pid: string };
+  /** Listens, starts drivers, the control socket and mDNS. Returns the base URL. */
+  start(): Promise<string>;
+  /** Graceful stop: closes streams, waits for in-flight requests, stops drivers, closes the store. */
+  stop(): Promise<void>;
+  /** Factory reset: clears tokens (and devices); settings of the speaker and modes stay. */
+  reset(): Promise<void>;
+  info(): GatewayInfo;
+}
+
+/** The composition root: builds every service from the settings. Nothing listens until start(). */
+export function createGateway(settings: Settings, opts: GatewayOptions = {}): Gateway {
+  const log = opts.log ?? pino({ level: settings.log_level }, pino.destination(2));
+  const dataDir = resolve(settings.data_dir);
+  const paths = {
+    db: join(dataDir, 'gateway.db'),
+    socket: join(dataDir, 'opencube.sock'),
+    pid: join(dataDir, 'opencube.pid'),
+  };
+  const db = openDb(paths.db);
+  const kv = new KvStore(db);
+  // Ids rise across restarts (clock-based start), so a Last-Event-ID from before a restart is a gap.
+  const bus = new EventBus(settings.sse.replay_size, Date.now() * 1000, (err) =>
+    log.error({ err }, 'event listener failed'),
+  );
+  const tokens = new TokenService(db, settings.link_window_seconds * 1000);
+  const security = new SecurityService(db, bus);
+  const speaker = new SpeakerService(kv, bus);
+  const runtime = new RuntimeMonitor();
+  const sse = new SseHub(
+    bus,
+    { heartbeatMs: settings.sse.heartbeat_seconds * 1000, queueLimit: settings.sse.client_queue },
+    log,
+  );
+
+  let boundPort = settings.port;
+  let infoCache: { at: number; info: GatewayInfo } | undefined;
+  const info = (): GatewayInfo => {
+    // The LAN address can change (DHCP); look it up again at most every 10 s.
+    const now = Date.now();
+    if (!infoCache || now - infoCache.at > 10_000) {
+      const lan = lanInterface();
+      const next: GatewayInfo = {
+        ip: lan.ip,
+        mac: lan.mac,
+        name: settings.name,
+        domain: settings.domain,
+        fw_version: threePartVersion(pkg.version),
+      };
+      const same = infoCache && JSON.stringify(infoCache.info) === JSON.stringify(next);
+      infoCache = { at: now, info: same && infoCache ? infoCache.info : next };
+    }
+    return infoCache.info;
+  };
+
+  const ctx: HttpContext = {
+    settings,
+    log,
+    bus,
+    tokens,
+    security,
+    speaker,
+    runtime,
+    info,
+    restart: () => opts.onRestart?.(),
+  };
+  const app = buildApp(ctx, { sse });
+
+  let control: ControlServer | undefined;
+  let mdns: MdnsHandle | undefined;
+  let stopped = false;
+
+  const gateway: Gateway = {
+    settings,
+    app,
+    db,
+    bus,
+    tokens,
+    security,
+    speaker,
+    sse,
+    log,
+    paths,
+    info,
+    async start() {
+      control = await startControlServer(paths.socket, gateway);
+      runtime.start();
+      sse.start();
+      await app.listen({ port: settings.port, host: settings.host });
+      const addr = app.server.address();
+      boundPort = typeof addr === 'object' && addr ? addr.port : settings.port;
+      writeFileSync(paths.pid, `${process.pid}\n`);
+      if (settings.mdns) mdns = startMdns(settings, boundPort, log);
+      const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
+      const url = `http://${host}:${boundPort}`;
+      log.info({ url, data_dir: dataDir }, 'gateway listening');
+      return url;
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await mdns?.stop();
+      sse.stop();
+      runtime.stop();
+      speaker.stopPlayback();
+      await control?.close();
+      // Waits for in-flight requests; their store writes are synchronous, so they are complete.
+      await app.close();
+      tokens.flush();
+      db.close();
+      try {
+        unlinkSync(paths.pid);
+      } catch {
+        // never started, or already gone
+      }
+    },
+    async reset() {
+      tokens.clear();
+    },
+  };
+  return gateway;
+}

@@ -1,0 +1,70 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type preHandlerAsyncHookHandler } from 'fastify';
+import { ApiError } from '../catalog/errors.ts';
+import { requireAuth } from './auth.ts';
+import { installBodyParser } from './body.ts';
+import type { HttpContext } from './context.ts';
+import { fail, sendFailure } from './envelope.ts';
+import { bridgeRoutes } from './routes/bridge.ts';
+import { hardwareRoutes } from './routes/hardware.ts';
+import { securityRoutes } from './routes/security.ts';
+import { type SseHub, sseRoutes } from './sse.ts';
+
+/** API versions served; every REST and SSE path exists under each (COMPAT.md). */
+export const API_VERSIONS = ['v1', 'v2'] as const;
+
+/** A module of REST routes, registered once per API version under `/open-api/<v>/rest`. */
+export type RestModule = (app: FastifyInstance, auth: preHandlerAsyncHookHandler) => void;
+
+export interface AppOptions {
+  /** REST modules beyond the gateway's own (devices, third party, tts, media...). */
+  modules?: RestModule[];
+  /** Extra registrations outside the REST tree (console, local API). */
+  extra?: ((app: FastifyInstance) => void)[];
+  sse: SseHub;
+}
+
+/** Lower-cases the version segment so `/open-api/V2/...` and `/open-api/v2/...` are one route. */
+export function normalizeUrl(url: string): string {
+  return url.replace(/^\/open-api\/(v\d+)(?=\/|$|\?)/i, (_m, v: string) => `/open-api/${v.toLowerCase()}`);
+}
+
+/** Builds the Fastify app of the API. It does not listen; the caller does (tests use inject()). */
+export function buildApp(ctx: HttpContext, opts: AppOptions): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    disableRequestLogging: true,
+    rewriteUrl: (req) => normalizeUrl(req.url ?? '/'),
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: false,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 500 },
+  });
+  installBodyParser(app);
+  const auth = requireAuth(ctx.tokens);
+
+  app.setErrorHandler((err: Error & { code?: string; validation?: unknown }, req, reply) => {
+    if (err instanceof ApiError) return sendFailure(reply, err.error, err.message);
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendFailure(reply, 400, 'body is larger than 1 MiB');
+    if (err.validation || err.code?.startsWith('FST_ERR_CTP') || err.code === 'FST_ERR_BAD_URL') {
+      return sendFailure(reply, 400, err.message);
+    }
+    req.log.error({ err, url: req.url, method: req.method }, 'request failed');
+    return sendFailure(reply, 500, 'server exception');
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    reply.code(404).send(fail(404, `not found: ${req.method} ${req.url.split('?')[0]}`));
+  });
+
+  const modules: RestModule[] = [bridgeRoutes(ctx), hardwareRoutes(ctx), securityRoutes(ctx), ...(opts.modules ?? [])];
+  for (const version of API_VERSIONS) {
+    app.register(
+      async (scope) => {
+        for (const mod of modules) mod(scope, auth);
+      },
+      { prefix: `/open-api/${version}/rest` },
+    );
+    app.register(sseRoutes(ctx, opts.sse, version), { prefix: `/open-api/${version}/sse` });
+  }
+  for (const register of opts.extra ?? []) register(app);
+  return app;
+}

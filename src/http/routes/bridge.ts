@@ -1,0 +1,56 @@
+import type { RestModule } from '../app.ts';
+import { bodyObject } from '../body.ts';
+import type { HttpContext } from '../context.ts';
+import { ok } from '../envelope.ts';
+import { intField } from '../fields.ts';
+
+const LINK_REFUSED = '{"error":401,"data":{},"message":"link button not pressed"}';
+
+/** Gateway module: G1-G7. */
+export function bridgeRoutes(ctx: HttpContext): RestModule {
+  return (app, auth) => {
+    // G1: answered at once and cheaply; many clients poll it every 0.5 s.
+    app.get('/bridge/access_token', async (req, reply) => {
+      const query = req.query as Record<string, unknown>;
+      const body = bodyObject(req.body);
+      const raw = query.app_name ?? body.app_name;
+      const appName = typeof raw === 'string' && raw.length > 0 ? raw.slice(0, 200) : undefined;
+      const grant = ctx.tokens.poll(appName);
+      if (!grant.ok) return reply.type('application/json; charset=utf-8').send(LINK_REFUSED);
+      return ok(
+        grant.app_name === undefined ? { token: grant.token } : { token: grant.token, app_name: grant.app_name },
+      );
+    });
+
+    app.get('/bridge/runtime', { preHandler: auth }, async () => ok(ctx.runtime.read()));
+
+    app.put('/bridge/config', { preHandler: auth }, async (req) => {
+      const body = bodyObject(req.body);
+      const volume = intField(body, 'volume', { min: 0, max: 100 });
+      if (volume !== undefined) ctx.speaker.setVolume(volume);
+      return ok();
+    });
+
+    // G4 needs no token; its bytes only change when settings do, so they are built once.
+    // ctx.info() returns the same object until something in it changes.
+    let cached: { info: object; bytes: string } | undefined;
+    app.get('/bridge', async (_req, reply) => {
+      const info = ctx.info();
+      if (cached?.info !== info) cached = { info, bytes: JSON.stringify(ok(info)) };
+      return reply.type('application/json; charset=utf-8').send(cached.bytes);
+    });
+
+    app.put('/bridge/mute', { preHandler: auth }, async () => {
+      ctx.speaker.mute();
+      return ok();
+    });
+    app.put('/bridge/unmute', { preHandler: auth }, async () => {
+      ctx.speaker.unmute();
+      return ok();
+    });
+    app.put('/bridge/cancel_alarm', { preHandler: auth }, async () => {
+      ctx.speaker.cancelAlarm();
+      return ok();
+    });
+  };
+}

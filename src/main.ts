@@ -1,0 +1,233 @@
+/**
+ * The `opencube` command. `start` runs the gateway under a small supervisor process that
+ * restarts it when it asks to (G8 reboot: exit code 75); `link`, `tokens` and `reset` talk to
+ * the running gateway over its control socket (or, when none runs, to the store directly).
+ */
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { controlRequest, NotRunningError } from './control/client.ts';
+import type { PressResult, TokenInfo } from './core/tokens.ts';
+import { TokenService } from './core/tokens.ts';
+import { createGateway } from './gateway.ts';
+import {
+  flagName,
+  loadSettings,
+  type SettingDef,
+  type Settings,
+  SettingsError,
+  settingDefs,
+  settingsTable,
+} from './settings/index.ts';
+import { openDb } from './store/db.ts';
+
+/** Exit code with which the gateway asks its supervisor for a restart. */
+export const RESTART_EXIT_CODE = 75;
+
+const HELP = `opencube: an open home gateway for the local Open API
+
+Usage:
+  opencube start [--port 8081] [--host 0.0.0.0] [--data-dir ./data] [--name NAME] [...]
+  opencube link [--data-dir ./data]          press the link button (approve a waiting client)
+  opencube tokens [list|revoke ID] [--data-dir ./data]
+  opencube reset [--data-dir ./data]          factory reset: clears tokens and devices
+  opencube settings                           print every setting, flag and environment variable
+
+Settings (flags override OPENCUBE_* environment variables, which override defaults):
+${settingsTable()}
+`;
+
+function parse(argv: string[]): { command: string; rest: string[]; settings: Settings; supervise: boolean } {
+  const options: Record<string, { type: 'string' | 'boolean' }> = {
+    help: { type: 'boolean' },
+    'no-supervise': { type: 'boolean' },
+  };
+  for (const def of settingDefs as readonly SettingDef[]) {
+    options[flagName(def)] = { type: def.type === 'bool' ? 'boolean' : 'string' };
+    if (def.type === 'bool') options[`no-${flagName(def)}`] = { type: 'boolean' };
+  }
+  const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  const flags: Record<string, string | boolean> = {};
+  for (const [k, v] of Object.entries(values)) {
+    if (k === 'help' || k === 'no-supervise' || v === undefined) continue;
+    if (k.startsWith('no-') && typeof v === 'boolean') flags[k.slice(3)] = !v;
+    else flags[k] = v as string | boolean;
+  }
+  const settings = loadSettings({ flags, env: process.env });
+  const command = values.help ? 'help' : (positionals[0] ?? 'start');
+  return { command, rest: positionals.slice(1), settings, supervise: !values['no-supervise'] };
+}
+
+/** Runs the gateway in this process until SIGINT/SIGTERM, or until a client asks for a restart. */
+async function runGateway(settings: Settings): Promise<void> {
+  let restarting = false;
+  const gateway = createGateway(settings, {
+    onRestart: () => {
+      restarting = true;
+      void shutdown('restart requested');
+    },
+  });
+  let stopping: Promise<void> | undefined;
+  const shutdown = (why: string) => {
+    if (stopping) return stopping;
+    gateway.log.info({ why }, 'stopping');
+    stopping = gateway.stop().then(
+      () => process.exit(restarting ? RESTART_EXIT_CODE : 0),
+      (err) => {
+        gateway.log.error({ err }, 'stop failed');
+        process.exit(1);
+      },
+    );
+    return stopping;
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  try {
+    const url = await gateway.start();
+    process.stdout.write(`opencube listening on ${url} (data in ${resolve(settings.data_dir)})\n`);
+  } catch (err) {
+    gateway.log.fatal({ err }, 'could not start');
+    process.stderr.write(`opencube: could not start: ${(err as Error).message}\n`);
+    await gateway.stop().catch(() => {});
+    process.exit(1);
+  }
+}
+
+/**
+ * Supervises the gateway in a child process: restarts it when it exits with RESTART_EXIT_CODE,
+ * forwards SIGINT/SIGTERM, and exits with the child's code otherwise.
+ */
+function supervise(): void {
+  const args = [...process.execArgv, process.argv[1] as string, ...process.argv.slice(2), '--no-supervise'];
+  let child: ReturnType<typeof spawn>;
+  let stopping = false;
+  const run = () => {
+    child = spawn(process.execPath, args, { stdio: 'inherit', env: { ...process.env, OPENCUBE_SUPERVISED: '1' } });
+    child.on('exit', (code, signal) => {
+      if (!stopping && code === RESTART_EXIT_CODE) {
+        process.stdout.write('opencube: restarting\n');
+        run();
+        return;
+      }
+      process.exit(code ?? (signal ? 1 : 0));
+    });
+  };
+  const forward = (sig: NodeJS.Signals) => {
+    stopping = true;
+    child.kill(sig);
+  };
+  process.on('SIGINT', () => forward('SIGTERM'));
+  process.on('SIGTERM', () => forward('SIGTERM'));
+  run();
+}
+
+async function viaSocketOrStore<T>(
+  settings: Settings,
+  socket: () => Promise<T>,
+  store: (tokens: TokenService) => T,
+): Promise<T> {
+  try {
+    return await socket();
+  } catch (err) {
+    if (!(err instanceof NotRunningError)) throw err;
+    const db = openDb(join(resolve(settings.data_dir), 'gateway.db'));
+    try {
+      return store(new TokenService(db, settings.link_window_seconds * 1000));
+    } finally {
+      db.close();
+    }
+  }
+}
+
+function printTokens(list: TokenInfo[]): void {
+  if (list.length === 0) {
+    process.stdout.write('no tokens\n');
+    return;
+  }
+  for (const t of list) {
+    process.stdout.write(
+      `${t.id}  app=${t.app_name ?? '-'}  created=${t.created_at}  last_used=${t.last_used_at ?? 'never'}\n`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(process.argv.slice(2));
+  } catch (err) {
+    const msg = err instanceof SettingsError ? err.message : (err as Error).message;
+    process.stderr.write(`opencube: ${msg}\nRun "opencube --help" for usage.\n`);
+    process.exit(2);
+  }
+  const { command, rest, settings } = parsed;
+  const socket = join(resolve(settings.data_dir), 'opencube.sock');
+  switch (command) {
+    case 'help':
+      process.stdout.write(HELP);
+      return;
+    case 'settings':
+      process.stdout.write(`${settingsTable()}\n`);
+      return;
+    case 'start':
+      if (parsed.supervise && process.env.OPENCUBE_SUPERVISED !== '1') supervise();
+      else await runGateway(settings);
+      return;
+    case 'link': {
+      const r = await controlRequest<PressResult>(socket, 'POST', '/link');
+      if (r.waiting_apps.length > 0) {
+        const names = r.waiting_apps.map((a) => (a === '' ? '(a client without app_name)' : a)).join(', ');
+        process.stdout.write(
+          `approved: ${names}; they get their token on their next poll (window open until ${r.window_until})\n`,
+        );
+      } else {
+        process.stdout.write(`link window open until ${r.window_until}: start the pairing in your app now\n`);
+      }
+      return;
+    }
+    case 'tokens': {
+      const sub = rest[0] ?? 'list';
+      if (sub === 'list') {
+        printTokens(
+          await viaSocketOrStore(
+            settings,
+            () => controlRequest<TokenInfo[]>(socket, 'GET', '/tokens'),
+            (t) => t.list(),
+          ),
+        );
+        return;
+      }
+      if (sub === 'revoke' && rest[1]) {
+        const id = rest[1];
+        const r = await viaSocketOrStore(
+          settings,
+          () => controlRequest<{ revoked: boolean }>(socket, 'DELETE', `/tokens/${encodeURIComponent(id)}`),
+          (t) => ({ revoked: t.revoke(id) }),
+        );
+        process.stdout.write(r.revoked ? `revoked ${id}\n` : `no token with id ${id}\n`);
+        if (!r.revoked) process.exitCode = 1;
+        return;
+      }
+      throw new Error('usage: opencube tokens [list|revoke ID]');
+    }
+    case 'reset': {
+      await viaSocketOrStore(
+        settings,
+        () => controlRequest(socket, 'POST', '/reset'),
+        (t) => {
+          t.clear();
+          return { reset: true };
+        },
+      );
+      process.stdout.write('factory reset done: every token is cleared\n');
+      return;
+    }
+    default:
+      throw new Error(`unknown command "${command}"; run "opencube --help"`);
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`opencube: ${(err as Error).message}\n`);
+  process.exit(1);
+});

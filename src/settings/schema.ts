@@ -1,0 +1,135 @@
+/**
+ * The one schema of settings: each entry gives its default, its type and range, its CLI flag
+ * and its environment variable (OPENCUBE_<KEY> with dots as underscores). Loading, validation
+ * and the docs table in README.md are all derived from this list.
+ */
+
+export type SettingType = 'int' | 'string' | 'bool' | 'enum' | 'list';
+
+export interface SettingDef {
+  key: string;
+  type: SettingType;
+  default: unknown;
+  description: string;
+  min?: number;
+  max?: number;
+  values?: readonly string[];
+  /** CLI flag without the leading dashes; by default the key with dots and underscores as dashes. */
+  flag?: string;
+}
+
+export const settingDefs = [
+  {
+    key: 'port',
+    type: 'int',
+    default: 8081,
+    min: 0,
+    max: 65535,
+    description: 'HTTP port of the API, the event stream and the console (0 picks a free port).',
+  },
+  { key: 'host', type: 'string', default: '0.0.0.0', description: 'Address the HTTP server binds to.' },
+  {
+    key: 'data_dir',
+    type: 'string',
+    default: './data',
+    description: 'Folder for the SQLite store (gateway.db) and the local control socket.',
+  },
+  { key: 'name', type: 'string', default: 'opencube', description: 'Gateway name, served by GET bridge.' },
+  {
+    key: 'domain',
+    type: 'string',
+    default: 'cube.local',
+    description: 'Domain served by GET bridge; clients pick API v2 for `cube.local` or `ihost.local`.',
+  },
+  { key: 'mdns', type: 'bool', default: true, description: 'Advertise the gateway as `_ewelink._tcp` over mDNS.' },
+  {
+    key: 'mdns_interface',
+    type: 'string',
+    default: '',
+    description: 'Restrict mDNS to the interface with this IPv4 address (e.g. 127.0.0.1 in tests); empty means all.',
+  },
+  {
+    key: 'log_level',
+    type: 'enum',
+    default: 'info',
+    values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    description: 'Log level (logs go to stderr as JSON lines).',
+  },
+  {
+    key: 'link_window_seconds',
+    type: 'int',
+    default: 300,
+    min: 1,
+    max: 300,
+    description: 'How long a link-button press lets clients obtain a token (spec: at most 5 minutes).',
+  },
+  {
+    key: 'sse.heartbeat_seconds',
+    type: 'int',
+    default: 15,
+    min: 1,
+    max: 20,
+    description: 'Interval of the `: ping` comment on event streams.',
+  },
+  {
+    key: 'sse.replay_size',
+    type: 'int',
+    default: 10000,
+    min: 10000,
+    max: 1000000,
+    description: 'Events kept for resume with Last-Event-ID.',
+  },
+  {
+    key: 'sse.client_queue',
+    type: 'int',
+    default: 2000,
+    min: 10,
+    max: 100000,
+    description: 'Events queued for one slow stream client before it is disconnected (it can resume).',
+  },
+  {
+    key: 'thirdparty.timeout_ms',
+    type: 'int',
+    default: 3000,
+    min: 100,
+    max: 4500,
+    description: 'Time a third-party service has to answer a directive (spec: 3 s).',
+  },
+  {
+    key: 'zigbee.mode',
+    type: 'enum',
+    default: 'sim',
+    values: ['sim', 'z2m', 'off'],
+    description:
+      '`sim`: built-in simulated Zigbee network; `z2m`: a real Zigbee2MQTT over `zigbee.mqtt_url`; `off`: no Zigbee.',
+  },
+  {
+    key: 'zigbee.mqtt_url',
+    type: 'string',
+    default: 'mqtt://127.0.0.1:1883',
+    description: 'MQTT broker of Zigbee2MQTT (mode `z2m`).',
+  },
+  {
+    key: 'zigbee.base_topics',
+    type: 'list',
+    default: ['zigbee2mqtt'],
+    description: 'Base topics of the Zigbee2MQTT instances, comma-separated.',
+  },
+  {
+    key: 'zigbee.permit_join_seconds',
+    type: 'int',
+    default: 254,
+    min: 1,
+    max: 254,
+    description: 'Longest a D1 discovery keeps joining open before it closes by itself.',
+  },
+  {
+    key: 'zigbee.sim_devices',
+    type: 'int',
+    default: 16,
+    min: 0,
+    max: 2000,
+    flag: 'sim-devices',
+    description: 'Number of devices in the simulated network (mode `sim`).',
+  },
+] as const satisfies readonly SettingDef[];
