@@ -51,6 +51,19 @@ export function buildApp(ctx: HttpContext, opts: AppOptions): FastifyInstance {
     return sendFailure(reply, 500, 'server exception');
   });
 
+  // Browser clients (dashboards) call the API from other origins; tokens travel in headers, not cookies.
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('Access-Control-Allow-Origin', '*');
+    if (req.method === 'OPTIONS') {
+      reply
+        .code(204)
+        .header('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE, OPTIONS')
+        .header('Access-Control-Allow-Headers', 'Authorization, Content-Type, Last-Event-ID')
+        .header('Access-Control-Max-Age', '86400')
+        .send();
+    }
+  });
+
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send(fail(404, `not found: ${req.method} ${req.url.split('?')[0]}`));
   });

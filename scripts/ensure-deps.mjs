@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+// Runs before `npm start` and `npm test` (npm's pre-scripts): installs the locked dependencies
+// when node_modules is missing or older than package-lock.json, so a fresh clone needs no
+// separate set-up step. Plain JavaScript: it must run before anything is installed.
+import { execSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+
+const lock = readFileSync('package-lock.json');
+const want = createHash('sha256').update(lock).digest('hex');
+const stamp = 'node_modules/.opencube-deps';
+const have = existsSync(stamp) ? readFileSync(stamp, 'utf8').trim() : '';
+if (have !== want || !existsSync('node_modules/.bin/tsx')) {
+  console.error('opencube: installing dependencies (npm ci; better-sqlite3 builds from source, about 2 minutes)');
+  execSync('npm ci --no-audit --no-fund', { stdio: 'inherit' });
+  writeFileSync(stamp, `${want}\n`);
+}
