@@ -180,7 +180,7 @@ export function renderCapabilitiesDoc(): string {
   return `${[
     '# Capabilities',
     '',
-    '<!-- Generated from src/catalog by scripts/gen-capabilities.ts; do not edit by hand. A test fails when this file is stale. -->',
+    '<!-- Generated from src/catalog by `npm run docs`; do not edit by hand. A test fails when this file is stale. -->',
     '',
     'The capability catalog of the gateway (spec sections 2.4 to 2.8) as the code holds it. Validators of',
     'capability lists, control commands (D4), reports (T1) and queries (D6) are compiled from the same data.',

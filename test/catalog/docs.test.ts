@@ -6,7 +6,7 @@ import { checkExamples } from '../../src/catalog/docs.ts';
 import { capabilities, renderCapabilitiesDoc } from '../../src/catalog/index.ts';
 
 describe('docs/capabilities.md', () => {
-  test('is up to date with the catalog (run: node --import tsx scripts/gen-capabilities.ts)', () => {
+  test('is up to date with the catalog (run: npm run docs)', () => {
     const onDisk = readFileSync(new URL('../../docs/capabilities.md', import.meta.url), 'utf8');
     assert.equal(onDisk, renderCapabilitiesDoc());
   });
