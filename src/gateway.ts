@@ -4,14 +4,21 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import { type ControlServer, startControlServer } from './control/server.ts';
+import { DeviceRegistry, DeviceService } from './core/devices/index.ts';
 import { EventBus } from './core/event-bus.ts';
 import { type GatewayInfo, lanInterface, threePartVersion } from './core/gateway-info.ts';
 import { RuntimeMonitor } from './core/runtime.ts';
 import { SecurityService } from './core/security.ts';
 import { SpeakerService } from './core/speaker.ts';
 import { TokenService } from './core/tokens.ts';
+import { TtsEngines } from './core/tts/engines.ts';
+import { ThirdPartyDriver, ThirdPartyInbox } from './drivers/thirdparty/index.ts';
+import { createZigbee } from './drivers/zigbee2mqtt/index.ts';
 import { buildApp } from './http/app.ts';
 import type { HttpContext } from './http/context.ts';
+import { deviceRoutes } from './http/routes/devices.ts';
+import { thirdPartyRoutes } from './http/routes/thirdparty.ts';
+import { ttsRoutes } from './http/routes/tts.ts';
 import { SseHub } from './http/sse.ts';
 import { type MdnsHandle, startMdns } from './mdns.ts';
 import type { Settings } from './settings/index.ts';
@@ -32,6 +39,9 @@ export interface Gateway {
   security: SecurityService;
   speaker: SpeakerService;
   sse: SseHub;
+  /** The device registry (DriverHost) and the service that routes client commands to drivers. */
+  devices: DeviceService;
+  tts: TtsEngines;
   log: Logger;
   /** Paths of the files the gateway keeps in its data folder. */
   paths: { db: string; socket: string; pid: string };
@@ -100,7 +110,17 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     info,
     restart: () => opts.onRestart?.(),
   };
-  const app = buildApp(ctx, { sse });
+  const registry = new DeviceRegistry(db, bus);
+  const devices = new DeviceService(registry, log);
+  const tts = new TtsEngines(db);
+  devices.addDriver(new ThirdPartyDriver(settings.thirdparty.timeout_ms, log));
+  // Zigbee2MQTT (or, in `sim` mode, the simulated network it starts); stopped with the devices.
+  for (const driver of createZigbee(settings, log).drivers) devices.addDriver(driver);
+  const inbox = new ThirdPartyInbox(registry, log);
+  const app = buildApp(ctx, {
+    sse,
+    modules: [deviceRoutes(devices), thirdPartyRoutes({ tokens, inbox, tts, log }), ttsRoutes(tts)],
+  });
 
   let control: ControlServer | undefined;
   let mdns: MdnsHandle | undefined;
@@ -115,6 +135,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     security,
     speaker,
     sse,
+    devices,
+    tts,
     log,
     paths,
     info,
@@ -122,6 +144,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       control = await startControlServer(paths.socket, gateway);
       runtime.start();
       sse.start();
+      await devices.start();
       await app.listen({ port: settings.port, host: settings.host });
       const addr = app.server.address();
       boundPort = typeof addr === 'object' && addr ? addr.port : settings.port;
@@ -142,6 +165,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       await control?.close();
       // Waits for in-flight requests; their store writes are synchronous, so they are complete.
       await app.close();
+      await devices.stop();
       tokens.flush();
       db.close();
       try {
@@ -152,6 +176,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     },
     async reset() {
       tokens.clear();
+      registry.clear();
+      tts.clear();
     },
   };
   return gateway;

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { controlRequest, NotRunningError } from './control/client.ts';
+import { clearDeviceData } from './core/devices/index.ts';
 import type { PressResult, TokenInfo } from './core/tokens.ts';
 import { TokenService } from './core/tokens.ts';
 import { createGateway } from './gateway.ts';
@@ -19,7 +20,7 @@ import {
   settingDefs,
   settingsTable,
 } from './settings/index.ts';
-import { openDb } from './store/db.ts';
+import { type Db, openDb } from './store/db.ts';
 
 /** Exit code with which the gateway asks its supervisor for a restart. */
 export const RESTART_EXIT_CODE = 75;
@@ -124,7 +125,7 @@ function supervise(): void {
 async function viaSocketOrStore<T>(
   settings: Settings,
   socket: () => Promise<T>,
-  store: (tokens: TokenService) => T,
+  store: (tokens: TokenService, db: Db) => T,
 ): Promise<T> {
   try {
     return await socket();
@@ -132,7 +133,7 @@ async function viaSocketOrStore<T>(
     if (!(err instanceof NotRunningError)) throw err;
     const db = openDb(join(resolve(settings.data_dir), 'gateway.db'));
     try {
-      return store(new TokenService(db, settings.link_window_seconds * 1000));
+      return store(new TokenService(db, settings.link_window_seconds * 1000), db);
     } finally {
       db.close();
     }
@@ -214,12 +215,13 @@ async function main(): Promise<void> {
       await viaSocketOrStore(
         settings,
         () => controlRequest(socket, 'POST', '/reset'),
-        (t) => {
+        (t, db) => {
           t.clear();
+          clearDeviceData(db);
           return { reset: true };
         },
       );
-      process.stdout.write('factory reset done: every token is cleared\n');
+      process.stdout.write('factory reset done: every token, device and TTS engine is cleared\n');
       return;
     }
     default:

@@ -45,7 +45,9 @@ export type DeviceAnnouncement = Omit<DeviceRecord, 'serial_number' | 'driver' |
 /** A command the registry routes to the driver that owns the device. */
 export type DriverCommand =
   | { kind: 'update-state'; device: DeviceRecord; state: Record<string, unknown> }
+  /** `query` is keyed by capability, as the spec writes query bodies: `{power-consumption:{...}}`. */
   | { kind: 'query-state'; device: DeviceRecord; capability: string; query: Record<string, unknown> }
+  /** `capabilities` holds the entries that change, in their new form (settings values, configuration). */
   | { kind: 'configure'; device: DeviceRecord; capabilities: CapabilityObject[] }
   | { kind: 'remove'; device: DeviceRecord };
 
@@ -69,7 +71,9 @@ export interface DriverHost {
     info: {
       name?: string;
       capabilities?: CapabilityObject[];
-      tags?: Record<string, unknown>;
+      /** null removes the tags. */
+      tags?: Record<string, unknown> | null;
+      /** Merged (shallowly) into the device's extra. */
       extra?: Record<string, unknown>;
     },
   ): void;
@@ -78,6 +82,8 @@ export interface DriverHost {
   get(serial: string): DeviceRecord | undefined;
   findByRef(driver: string, ref: string): DeviceRecord | undefined;
   listByDriver(driver: string): DeviceRecord[];
+  /** Runs `fn` in one store transaction; the events of the calls it makes are published after the commit. */
+  batch?<T>(fn: () => T): T;
 }
 
 export interface Driver {

@@ -59,4 +59,13 @@ export const migrations: readonly { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    // A name given by a user (D4) outranks the name a driver announces, so that a re-sync or a
+    // Zigbee2MQTT reconcile never undoes a rename.
+    version: 2,
+    sql: `
+      ALTER TABLE devices ADD COLUMN user_name TEXT;
+      CREATE INDEX devices_third_serial ON devices (driver, third_serial_number);
+    `,
+  },
 ];

@@ -1,0 +1,283 @@
+/**
+ * Device benchmarks (issue 4), each against a baseline measured in this run:
+ * - D3 with 1,000 devices: requests per second against a bare node:http server returning the same bytes (target >= 0.6);
+ * - D4 control of a third-party device: round trip through the gateway against a direct POST to the same service;
+ * - a T1 state report to event-stream delivery at 100 clients (p99) against a bare node:http SSE fan-out;
+ * - resident memory with 1,000 devices and 100 stream clients.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { createGateway } from '../src/gateway.ts';
+import { loadSettings } from '../src/settings/index.ts';
+import { measureRps, openRawStream } from './devices-load.ts';
+import { percentile, report } from './lib.ts';
+
+const DEVICES = 1000;
+const CLIENTS = 100;
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
+const mb = (n: number) => n / 1024 / 1024;
+
+function rss(): number {
+  gc();
+  gc();
+  return process.memoryUsage().rss;
+}
+
+async function listen(server: ReturnType<typeof createServer>): Promise<string> {
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function timed(n: number, fn: (i: number) => Promise<void>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn(i);
+    out.push(performance.now() - t);
+  }
+  return out;
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'opencube-bench-devices-'));
+const rssBefore = rss();
+const gw = createGateway(
+  loadSettings({
+    overrides: {
+      port: 0,
+      host: '127.0.0.1',
+      mdns: false,
+      data_dir: dataDir,
+      log_level: 'silent',
+      zigbee: { mode: 'off' },
+    },
+  }),
+);
+const url = await gw.start();
+const token = gw.tokens.create('bench');
+const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+const gwPool = new Pool(url, { connections: 4 });
+const rssEmpty = rss();
+
+// The third-party service every device points at: answers each directive at once.
+const service = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"event":{"header":{"name":"UpdateDeviceStatesResponse","message_id":"x","version":"1"},"payload":{}}}');
+  });
+});
+const serviceUrl = `${await listen(service)}/directive`;
+
+async function event(name: string, payload: unknown, endpoint?: unknown): Promise<any> {
+  const body = JSON.stringify({
+    event: { header: { name, message_id: crypto.randomUUID(), version: '1' }, endpoint, payload },
+  });
+  const r = await gwPool.request({ method: 'POST', path: '/open-api/v2/rest/thirdparty/event', headers: auth, body });
+  return r.body.json();
+}
+
+const endpoints = Array.from({ length: DEVICES }, (_, i) => ({
+  third_serial_number: `bench-${i}`,
+  name: `Bench light ${i}`,
+  display_category: 'light',
+  capabilities: [
+    { capability: 'power', permission: '1100' },
+    { capability: 'brightness', permission: '1100' },
+    { capability: 'color-temperature', permission: '1100' },
+    { capability: 'rssi', permission: '0100' },
+  ],
+  state: {
+    power: { powerState: 'off' },
+    brightness: { brightness: 50 },
+    'color-temperature': { colorTemperature: 50 },
+  },
+  manufacturer: 'Bench',
+  model: 'BL-1',
+  firmware_version: '1.2.3',
+  service_address: serviceUrl,
+  tags: { room: `room-${i % 20}`, toggle: { '1': 'Main' } },
+}));
+const synced = await event('DiscoveryRequest', { endpoints });
+const serials: string[] = synced.payload.endpoints.map((e: { serial_number: string }) => e.serial_number);
+if (serials.length !== DEVICES) throw new Error(`sync failed: ${JSON.stringify(synced).slice(0, 300)}`);
+
+// 100 stream clients, each counting deliveries of a marker.
+let waiting: { marker: string; left: number; done: () => void } | undefined;
+const onChunk = (text: string) => {
+  if (waiting && text.includes(waiting.marker) && --waiting.left === 0) waiting.done();
+};
+const gwStreams = await Promise.all(
+  Array.from({ length: CLIENTS }, () => openRawStream(`${url}/open-api/v2/sse/bridge?access_token=${token}`, onChunk)),
+);
+const rssLoaded = rss();
+report('memory: resident with 1,000 devices and 100 stream clients, over the empty gateway', rssLoaded / rssEmpty, {
+  rss_process_start_mb: mb(rssBefore),
+  rss_empty_gateway_mb: mb(rssEmpty),
+  rss_loaded_mb: mb(rssLoaded),
+  added_mb: mb(rssLoaded - rssEmpty),
+});
+
+// ---- D3 with 1,000 devices against a bare server returning the same bytes ----
+const listRes = await gwPool.request({ method: 'GET', path: '/open-api/v2/rest/devices', headers: auth });
+const listBody = Buffer.from(await listRes.body.arrayBuffer());
+const bare = createServer((_req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': listBody.length });
+  res.end(listBody);
+});
+const bareUrl = await listen(bare);
+// Alternating runs, best of each: the machine is shared, so a single run is noisy.
+const bareRps = { rps: 0, failed: 0 };
+const gwRps = { rps: 0, failed: 0 };
+for (let round = 0; round < 3; round++) {
+  for (const [target, into] of [
+    [bareUrl, bareRps],
+    [url, gwRps],
+  ] as const) {
+    const r = await measureRps(target, '/open-api/v2/rest/devices', auth, 16, 2000);
+    into.rps = Math.max(into.rps, r.rps);
+    into.failed += r.failed;
+  }
+}
+report(
+  'D3 devices list (1,000 devices) vs bare node:http, requests/s',
+  gwRps.rps / bareRps.rps,
+  {
+    gateway_rps: gwRps.rps,
+    bare_rps: bareRps.rps,
+    body_kb: listBody.length / 1024,
+    failed: gwRps.failed + bareRps.failed,
+  },
+  '>= 0.6',
+);
+await new Promise<void>((done) => bare.close(() => done()));
+
+// ---- D4 control of a third-party device against a direct POST to the same service ----
+const servicePool = new Pool(serviceUrl.replace('/directive', ''), { connections: 1 });
+const ROUNDS = 400;
+const directBody = JSON.stringify({
+  directive: {
+    header: { name: 'UpdateDeviceStates', message_id: crypto.randomUUID(), version: '1' },
+    endpoint: { serial_number: serials[0], third_serial_number: 'bench-0', tags: {} },
+    payload: { state: { power: { powerState: 'on' } } },
+  },
+});
+const direct = await timed(ROUNDS, async () => {
+  const r = await servicePool.request({
+    method: 'POST',
+    path: '/directive',
+    headers: { 'content-type': 'application/json' },
+    body: directBody,
+  });
+  await r.body.text();
+});
+const viaGateway = await timed(ROUNDS, async (i) => {
+  const r = await gwPool.request({
+    method: 'PUT',
+    path: `/open-api/v2/rest/devices/${serials[i % 10]}`,
+    headers: auth,
+    body: JSON.stringify({
+      state: { power: { powerState: i % 20 < 10 ? 'on' : 'off' }, brightness: { brightness: i % 100 } },
+    }),
+  });
+  const j = (await r.body.json()) as { error: number };
+  if (j.error !== 0) throw new Error(`D4 failed: ${JSON.stringify(j)}`);
+});
+const [d50, d99, g50, g99] = [
+  percentile(direct, 50),
+  percentile(direct, 99),
+  percentile(viaGateway, 50),
+  percentile(viaGateway, 99),
+];
+report('D4 third-party control round trip, gateway p50 / direct POST p50 (lower is better)', g50 / d50, {
+  direct_p50_ms: d50,
+  direct_p99_ms: d99,
+  gateway_p50_ms: g50,
+  gateway_p99_ms: g99,
+  added_p50_ms: g50 - d50,
+  added_p99_ms: g99 - d99,
+});
+await servicePool.close();
+
+// ---- T1 state report to delivery on 100 streams, against a bare node:http SSE fan-out ----
+async function fanout(send: (marker: string, i: number) => Promise<void>, rounds: number): Promise<number[]> {
+  return timed(rounds, async (i) => {
+    const marker = `"brightness":${(i % 90) + 1}}`;
+    const delivered = new Promise<void>((done) => {
+      waiting = { marker, left: CLIENTS, done };
+    });
+    await send(marker, i);
+    await delivered;
+    waiting = undefined;
+  });
+}
+const FANOUT_ROUNDS = 200;
+const gwFan = await fanout(async (_m, i) => {
+  const r = await event(
+    'DeviceStatesChangeReport',
+    { state: { brightness: { brightness: (i % 90) + 1 } } },
+    { serial_number: serials[1] },
+  );
+  if (r.header?.name !== 'Response') throw new Error(JSON.stringify(r));
+}, FANOUT_ROUNDS);
+for (const s of gwStreams) s.destroy();
+
+const sinks = new Set<ServerResponse>();
+let seq = 0;
+const bareSse = createServer((req, res) => {
+  if (req.method === 'GET') {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(': connected\n\n');
+    sinks.add(res);
+    res.on('close', () => sinks.delete(res));
+    return;
+  }
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const frame = `id: ${++seq}\nevent: device#v2#updateDeviceState\ndata: ${JSON.stringify({ endpoint: body.event.endpoint, payload: body.event.payload.state })}\n\n`;
+    for (const s of sinks) s.write(frame);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"header":{"name":"Response","message_id":"","version":"1"},"payload":{}}');
+  });
+});
+const bareSseUrl = await listen(bareSse);
+const bareStreams = await Promise.all(
+  Array.from({ length: CLIENTS }, () => openRawStream(`${bareSseUrl}/sse`, onChunk)),
+);
+const barePool = new Pool(bareSseUrl, { connections: 4 });
+const bareFan = await fanout(async (_m, i) => {
+  const body = JSON.stringify({
+    event: {
+      header: { name: 'DeviceStatesChangeReport', message_id: crypto.randomUUID(), version: '1' },
+      endpoint: { serial_number: serials[1] },
+      payload: { state: { brightness: { brightness: (i % 90) + 1 } } },
+    },
+  });
+  const r = await barePool.request({ method: 'POST', path: '/event', headers: auth, body });
+  await r.body.text();
+}, FANOUT_ROUNDS);
+for (const s of bareStreams) s.destroy();
+report(
+  'T1 state report to 100 event-stream clients, gateway p99 / bare fan-out p99 (lower is better)',
+  percentile(gwFan, 99) / percentile(bareFan, 99),
+  {
+    gateway_p50_ms: percentile(gwFan, 50),
+    gateway_p99_ms: percentile(gwFan, 99),
+    bare_p50_ms: percentile(bareFan, 50),
+    bare_p99_ms: percentile(bareFan, 99),
+  },
+);
+
+await barePool.close();
+await gwPool.close();
+bareSse.closeAllConnections();
+await new Promise<void>((done) => bareSse.close(() => done()));
+await gw.stop();
+service.closeAllConnections();
+await new Promise<void>((done) => service.close(() => done()));
+rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,334 @@
+/**
+ * The device registry: every device of every driver, kept in memory for reads and committed to
+ * SQLite before any call returns, with one event on the bus per change, published after commit.
+ * Drivers feed it through the DriverHost contract; the device service routes client commands.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import type { CapabilityObject } from '../../catalog/index.ts';
+import type { DeviceAnnouncement, DeviceRecord, DriverHost } from '../../drivers/contract.ts';
+import type { Db } from '../../store/db.ts';
+import type { EventBus } from '../event-bus.ts';
+import { mergeState } from './state.ts';
+import { clearDevices, DeviceStore, type StoredDevice } from './store.ts';
+import { endpointOf, toWire } from './wire.ts';
+
+interface Entry extends StoredDevice {
+  /** The served JSON of the device, cached until it changes. */
+  json?: string;
+}
+
+function refKey(driver: string, ref: string): string {
+  return `${driver}\u0000${ref}`;
+}
+
+function dropUndefined<T extends object>(o: T): T {
+  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+/** What a local (non-driver) update of a device may change. */
+export interface LocalUpdate {
+  /** A user-given name (D4). */
+  userName?: string;
+  /** New tags; null removes them. */
+  tags?: Record<string, unknown> | null;
+  capabilities?: CapabilityObject[];
+}
+
+export class DeviceRegistry implements DriverHost {
+  private readonly bySerial = new Map<string, Entry>();
+  private readonly byRef = new Map<string, Entry>();
+  private readonly store: DeviceStore;
+  /** Events held back while a batch is open; published once it is committed. */
+  private pending: (() => void)[] | null = null;
+  private listJsonCache: string | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly bus: EventBus,
+  ) {
+    this.store = new DeviceStore(db);
+    for (const d of this.store.loadAll()) this.index(d);
+  }
+
+  private index(d: Entry): void {
+    this.bySerial.set(d.record.serial_number, d);
+    this.byRef.set(refKey(d.record.driver, d.record.driver_ref), d);
+    this.listJsonCache = null;
+  }
+
+  private emit(fn: () => void): void {
+    if (this.pending) this.pending.push(fn);
+    else fn();
+  }
+
+  /** Runs `fn` in one transaction; events it causes are published after the commit, in order. */
+  batch<T>(fn: () => T): T {
+    if (this.pending) return this.store.transaction(fn);
+    this.pending = [];
+    let result: T;
+    let events: (() => void)[];
+    try {
+      result = this.store.transaction(fn);
+      events = this.pending;
+    } catch (err) {
+      // The transaction rolled back: forget the in-memory changes by reloading.
+      this.pending = null;
+      this.reload();
+      throw err;
+    }
+    this.pending = null;
+    for (const e of events) e();
+    return result;
+  }
+
+  private reload(): void {
+    this.bySerial.clear();
+    this.byRef.clear();
+    for (const d of this.store.loadAll()) this.index(d);
+  }
+
+  private newSerial(driver: string, ref: string): string {
+    // Stable: the same device of the same driver gets the same serial number after a re-add.
+    let serial = createHash('sha256').update(`${driver}/${ref}`).digest('hex').slice(0, 16);
+    while (this.bySerial.has(serial)) serial = randomBytes(8).toString('hex');
+    return serial;
+  }
+
+  private replace(entry: Entry, record: DeviceRecord, names?: { announcedName: string; userName?: string }): Entry {
+    const next: Entry = {
+      record,
+      announcedName: names?.announcedName ?? entry.announcedName,
+      userName: names ? names.userName : entry.userName,
+    };
+    this.index(next);
+    return next;
+  }
+
+  private emitInfo(d: DeviceRecord): void {
+    const payload = { name: d.name, capabilities: d.capabilities, tags: d.tags ?? null };
+    this.emit(() => this.bus.publish('device#updateDeviceInfo', { endpoint: endpointOf(d), payload }));
+  }
+
+  // ---- DriverHost ----
+
+  deviceFound(driver: string, a: DeviceAnnouncement): DeviceRecord {
+    return this.batch(() => {
+      const existing = this.byRef.get(refKey(driver, a.driver_ref));
+      if (!existing) {
+        const record: DeviceRecord = dropUndefined({
+          serial_number: this.newSerial(driver, a.driver_ref),
+          driver,
+          driver_ref: a.driver_ref,
+          third_serial_number: a.third_serial_number,
+          service_address: a.service_address,
+          name: a.name,
+          manufacturer: a.manufacturer,
+          model: a.model,
+          firmware_version: a.firmware_version,
+          hostname: a.hostname,
+          mac_address: a.mac_address,
+          app_name: a.app_name,
+          display_category: a.display_category,
+          capabilities: a.capabilities,
+          protocol: a.protocol,
+          state: a.state ?? {},
+          tags: a.tags,
+          online: a.online ?? true,
+          extra: a.extra ?? {},
+        });
+        const entry: Entry = { record, announcedName: a.name };
+        this.store.save(entry);
+        this.index(entry);
+        const wire = toWire(record);
+        this.emit(() => this.bus.publish('device#addDevice', { payload: wire }));
+        return record;
+      }
+      // Reconcile: update what the driver announces; keep the user's name; merge state.
+      const old = existing.record;
+      const merged = a.state ? mergeState(old.state, a.state, a.capabilities) : { state: old.state, changed: {} };
+      const record: DeviceRecord = dropUndefined({
+        ...old,
+        third_serial_number: a.third_serial_number ?? old.third_serial_number,
+        service_address: a.service_address ?? old.service_address,
+        name: existing.userName ?? a.name,
+        manufacturer: a.manufacturer,
+        model: a.model,
+        firmware_version: a.firmware_version,
+        hostname: a.hostname ?? old.hostname,
+        mac_address: a.mac_address ?? old.mac_address,
+        app_name: a.app_name ?? old.app_name,
+        display_category: a.display_category,
+        capabilities: a.capabilities,
+        protocol: a.protocol,
+        state: merged.state,
+        tags: a.tags === undefined ? old.tags : a.tags,
+        online: a.online ?? old.online,
+        extra: a.extra ? { ...old.extra, ...a.extra } : old.extra,
+      });
+      const entry = this.replace(existing, record, { announcedName: a.name, userName: existing.userName });
+      this.store.save(entry);
+      const ep = endpointOf(record);
+      if (
+        old.name !== record.name ||
+        !isDeepStrictEqual(old.capabilities, record.capabilities) ||
+        !isDeepStrictEqual(old.tags, record.tags)
+      )
+        this.emitInfo(record);
+      if (old.online !== record.online)
+        this.emit(() =>
+          this.bus.publish('device#updateDeviceOnline', { endpoint: ep, payload: { online: record.online } }),
+        );
+      if (Object.keys(merged.changed).length > 0)
+        this.emit(() => this.bus.publish('device#updateDeviceState', { endpoint: ep, payload: merged.changed }));
+      return record;
+    });
+  }
+
+  stateReported(serial: string, state: Record<string, unknown>): void {
+    this.mergeReported(serial, state);
+  }
+
+  /** Merges a report and returns what changed (empty when nothing did, or the device is unknown). */
+  mergeReported(serial: string, state: Record<string, unknown>): Record<string, unknown> {
+    const entry = this.bySerial.get(serial);
+    if (!entry) return {};
+    const { state: next, changed } = mergeState(entry.record.state, state, entry.record.capabilities);
+    if (Object.keys(changed).length === 0) return changed;
+    const record = { ...entry.record, state: next };
+    this.store.saveState(serial, next);
+    this.replace(entry, record);
+    this.emit(() => this.bus.publish('device#updateDeviceState', { endpoint: endpointOf(record), payload: changed }));
+    return changed;
+  }
+
+  onlineChanged(serial: string, online: boolean): void {
+    const entry = this.bySerial.get(serial);
+    if (!entry || entry.record.online === online) return;
+    const record = { ...entry.record, online };
+    this.store.saveOnline(serial, online);
+    this.replace(entry, record);
+    this.emit(() =>
+      this.bus.publish('device#updateDeviceOnline', { endpoint: endpointOf(record), payload: { online } }),
+    );
+  }
+
+  infoUpdated(
+    serial: string,
+    info: {
+      name?: string;
+      capabilities?: CapabilityObject[];
+      tags?: Record<string, unknown> | null;
+      extra?: Record<string, unknown>;
+    },
+  ): void {
+    const entry = this.bySerial.get(serial);
+    if (!entry) return;
+    const announcedName = info.name ?? entry.announcedName;
+    this.apply(entry, { capabilities: info.capabilities, tags: info.tags }, announcedName, entry.userName, info.extra);
+  }
+
+  deviceLeft(serial: string): void {
+    const entry = this.bySerial.get(serial);
+    if (!entry) return;
+    this.store.delete(serial);
+    this.bySerial.delete(serial);
+    this.byRef.delete(refKey(entry.record.driver, entry.record.driver_ref));
+    this.listJsonCache = null;
+    const ep = endpointOf(entry.record);
+    this.emit(() => this.bus.publish('device#deleteDevice', { endpoint: ep }));
+  }
+
+  get(serial: string): DeviceRecord | undefined {
+    return this.bySerial.get(serial)?.record;
+  }
+
+  findByRef(driver: string, ref: string): DeviceRecord | undefined {
+    return this.byRef.get(refKey(driver, ref))?.record;
+  }
+
+  listByDriver(driver: string): DeviceRecord[] {
+    const out: DeviceRecord[] = [];
+    for (const e of this.bySerial.values()) if (e.record.driver === driver) out.push(e.record);
+    return out;
+  }
+
+  // ---- for the device service and the routes ----
+
+  /** Applies local changes (user name, tags, capabilities); emits updateDeviceInfo when something changed. */
+  updateLocal(serial: string, update: LocalUpdate): DeviceRecord | undefined {
+    const entry = this.bySerial.get(serial);
+    if (!entry) return undefined;
+    const userName = update.userName ?? entry.userName;
+    return this.apply(entry, { capabilities: update.capabilities, tags: update.tags }, entry.announcedName, userName);
+  }
+
+  private apply(
+    entry: Entry,
+    change: { capabilities?: CapabilityObject[]; tags?: Record<string, unknown> | null },
+    announcedName: string,
+    userName: string | undefined,
+    extra?: Record<string, unknown>,
+  ): DeviceRecord {
+    const old = entry.record;
+    const record: DeviceRecord = { ...old, name: userName ?? announcedName };
+    if (change.capabilities) record.capabilities = change.capabilities;
+    if (change.tags === null) delete record.tags;
+    else if (change.tags !== undefined) record.tags = change.tags;
+    if (extra) record.extra = { ...old.extra, ...extra };
+    const infoChanged =
+      old.name !== record.name ||
+      !isDeepStrictEqual(old.capabilities, record.capabilities) ||
+      !isDeepStrictEqual(old.tags, record.tags);
+    const namesChanged = announcedName !== entry.announcedName || userName !== entry.userName;
+    if (!infoChanged && !namesChanged && isDeepStrictEqual(old.extra, record.extra)) return old;
+    const next = this.replace(entry, record, { announcedName, userName });
+    this.store.save(next);
+    if (infoChanged) this.emitInfo(record);
+    return record;
+  }
+
+  /** Emits a query result (D6) as an updateDeviceState event without storing it. */
+  emitQueryResult(serial: string, state: Record<string, unknown>): void {
+    const d = this.get(serial);
+    if (!d || Object.keys(state).length === 0) return;
+    this.bus.publish('device#updateDeviceState', { endpoint: endpointOf(d), payload: state });
+  }
+
+  /** Every device, oldest first. */
+  list(): DeviceRecord[] {
+    return [...this.bySerial.values()].map((e) => e.record);
+  }
+
+  get size(): number {
+    return this.bySerial.size;
+  }
+
+  /** The served device_list as JSON, cached until a device changes (D3 is read far more than written). */
+  listJson(): string {
+    if (this.listJsonCache !== null) return this.listJsonCache;
+    const parts: string[] = [];
+    for (const e of this.bySerial.values()) {
+      e.json ??= JSON.stringify(toWire(e.record));
+      parts.push(e.json);
+    }
+    this.listJsonCache = `[${parts.join(',')}]`;
+    return this.listJsonCache;
+  }
+
+  /** Deletes every device (factory reset), emitting deleteDevice for each. */
+  clear(): void {
+    this.batch(() => {
+      const all = this.list();
+      clearDevices(this.db);
+      this.bySerial.clear();
+      this.byRef.clear();
+      this.listJsonCache = null;
+      for (const d of all) {
+        const ep = endpointOf(d);
+        this.emit(() => this.bus.publish('device#deleteDevice', { endpoint: ep }));
+      }
+    });
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * The device service: what clients ask of devices (D1, D4, D5, D6), validated by the catalog,
+ * routed to the driver that owns the device, and applied to the registry by the outcome.
+ * Expected failures are values (`Failure`); faults of a driver are exceptions.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { ErrorCode, type Failure, failure } from '../../catalog/errors.ts';
+import {
+  applySettingsUpdate,
+  type CapabilityObject,
+  validateCommand,
+  validateQuery,
+  validateTags,
+} from '../../catalog/index.ts';
+import type { DeviceRecord, Driver, DriverCommand, Outcome } from '../../drivers/contract.ts';
+import type { DeviceRegistry } from './registry.ts';
+
+export type Done = { ok: true } | ({ ok: false } & Failure);
+
+const MAX_NAME_LENGTH = 256;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function invalid(errors: string[]): { ok: false } & Failure {
+  return { ok: false, ...failure(ErrorCode.INVALID_PARAMETERS, errors.join('; ')) };
+}
+
+function fromOutcome(o: Outcome): Done {
+  return o.ok ? { ok: true } : { ok: false, error: o.code, message: o.message };
+}
+
+/** A D4 body after validation: what to do, in order. */
+interface Plan {
+  name?: string;
+  tags?: Record<string, unknown>;
+  state?: Record<string, unknown>;
+  /** The full new capability list, and the entries that change (sent to the driver). */
+  capabilities?: { all: CapabilityObject[]; changed: CapabilityObject[] };
+}
+
+export class DeviceService {
+  private readonly drivers = new Map<string, Driver>();
+  private started = false;
+
+  constructor(
+    readonly registry: DeviceRegistry,
+    private readonly log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void },
+  ) {}
+
+  /** Registers a driver (before start); start() starts every registered driver. */
+  addDriver(driver: Driver): void {
+    if (this.started) throw new Error(`driver ${driver.id} registered after the drivers started`);
+    if (this.drivers.has(driver.id)) throw new Error(`driver ${driver.id} is already registered`);
+    this.drivers.set(driver.id, driver);
+  }
+
+  driver(id: string): Driver | undefined {
+    return this.drivers.get(id);
+  }
+
+  /** Starts every registered driver (in registration order). */
+  async start(): Promise<void> {
+    this.started = true;
+    for (const d of this.drivers.values()) await d.start(this.registry);
+  }
+
+  /** Stops every driver; one failing stop does not keep the others running. */
+  async stop(): Promise<void> {
+    this.started = false;
+    await Promise.all(
+      [...this.drivers.values()].map((d) =>
+        d.stop().catch((err) => this.log?.error({ err, driver: d.id }, 'driver stop failed')),
+      ),
+    );
+  }
+
+  /** Routes a command to the device's driver, and applies what the outcome says (offline, state). */
+  async execute(command: DriverCommand): Promise<Outcome> {
+    const device = command.device;
+    const driver = this.drivers.get(device.driver);
+    if (!driver) {
+      return {
+        ok: false,
+        code: ErrorCode.DEVICE_UPDATE_FAILED,
+        message: `the ${device.driver} driver of this device is not running`,
+      };
+    }
+    const outcome = await driver.execute(command);
+    if (!outcome.ok) {
+      if (outcome.offline) this.registry.onlineChanged(device.serial_number, false);
+      return outcome;
+    }
+    if (outcome.state && Object.keys(outcome.state).length > 0) {
+      if (command.kind === 'query-state') this.registry.emitQueryResult(device.serial_number, outcome.state);
+      else if (command.kind === 'update-state') this.registry.stateReported(device.serial_number, outcome.state);
+    }
+    return outcome;
+  }
+
+  /** D4: validates the whole body first, then configures, controls, and renames/retags, in that order. */
+  async update(serial: string, body: Record<string, unknown>): Promise<Done> {
+    const device = this.registry.get(serial);
+    if (!device) return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
+    const plan = this.plan(device, body);
+    if ('error' in plan) return plan;
+
+    if (plan.capabilities && plan.capabilities.changed.length > 0) {
+      const outcome = await this.execute({ kind: 'configure', device, capabilities: plan.capabilities.changed });
+      if (!outcome.ok) return fromOutcome(outcome);
+      this.registry.updateLocal(serial, { capabilities: plan.capabilities.all });
+    }
+    if (plan.state && Object.keys(plan.state).length > 0) {
+      const current = this.registry.get(serial);
+      if (!current) return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
+      const outcome = await this.execute({ kind: 'update-state', device: current, state: plan.state });
+      if (!outcome.ok) return fromOutcome(outcome);
+    }
+    if (plan.name !== undefined || plan.tags !== undefined) {
+      if (!this.registry.updateLocal(serial, { userName: plan.name, tags: plan.tags }))
+        return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
+    }
+    return { ok: true };
+  }
+
+  private plan(device: DeviceRecord, body: Record<string, unknown>): Plan | ({ ok: false } & Failure) {
+    const errors: string[] = [];
+    const plan: Plan = {};
+    if (body.name !== undefined) {
+      if (typeof body.name !== 'string') errors.push(`name: ${JSON.stringify(body.name)} is not a string`);
+      else if (body.name.trim() === '') errors.push('name: must not be empty');
+      else if (body.name.length > MAX_NAME_LENGTH) errors.push(`name: longer than ${MAX_NAME_LENGTH} characters`);
+      else plan.name = body.name;
+    }
+    if (body.tags !== undefined) {
+      const r = validateTags(body.tags, 'tags');
+      if (r.ok) plan.tags = body.tags as Record<string, unknown>;
+      else errors.push(...r.errors);
+    }
+    let caps = device.capabilities;
+    if (body.capabilities !== undefined) {
+      const r = applySettingsUpdate(caps, body.capabilities, { source: 'client' }, 'capabilities');
+      if (r.ok) caps = r.value;
+      else errors.push(...r.errors);
+    }
+    if (body.configuration !== undefined) {
+      const configured = this.configure(caps, body.configuration);
+      if (configured.ok) caps = configured.value;
+      else errors.push(...configured.errors);
+    }
+    if (caps !== device.capabilities) {
+      const changed = caps.filter((c) => !device.capabilities.some((o) => isDeepStrictEqual(o, c)));
+      plan.capabilities = { all: caps, changed };
+    }
+    if (body.state !== undefined) {
+      const r = validateCommand(caps, body.state, 'state');
+      if (r.ok) plan.state = r.value;
+      else errors.push(...r.errors);
+    }
+    return errors.length > 0 ? invalid(errors) : plan;
+  }
+
+  /** D4 `configuration`: only camera streams have one (spec 4.2); merged into the camera-stream capability. */
+  private configure(
+    caps: CapabilityObject[],
+    configuration: unknown,
+  ): { ok: true; value: CapabilityObject[] } | { ok: false; errors: string[] } {
+    if (!isObject(configuration))
+      return { ok: false, errors: [`configuration: ${JSON.stringify(configuration)} is not an object`] };
+    const camera = caps.find((c) => c.capability === 'camera-stream');
+    if (!camera)
+      return { ok: false, errors: ['configuration: only a camera (camera-stream capability) has a configuration'] };
+    const incoming = [{ ...camera, configuration: { ...camera.configuration, ...configuration } }];
+    const r = applySettingsUpdate(caps, incoming, { source: 'client' }, 'configuration');
+    return r.ok
+      ? r
+      : { ok: false, errors: r.errors.map((e) => e.replace(/^configuration\.0\.configuration/, 'configuration')) };
+  }
+
+  /** D5: the driver removes the device on its side, then the registry forgets it. */
+  async remove(serial: string): Promise<Done> {
+    const device = this.registry.get(serial);
+    if (!device) return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
+    if (this.drivers.has(device.driver)) {
+      const outcome = await this.drivers.get(device.driver)?.execute({ kind: 'remove', device });
+      if (outcome && !outcome.ok) return fromOutcome(outcome);
+    }
+    this.registry.deviceLeft(serial);
+    return { ok: true };
+  }
+
+  /** D6: a validated query sent to the driver; the result arrives as an updateDeviceState event. */
+  async query(serial: string, capability: string, queryState: unknown): Promise<Done> {
+    const device = this.registry.get(serial);
+    if (!device) return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
+    const r = validateQuery(device.capabilities, capability, queryState, 'query_state');
+    if (!r.ok) return invalid(r.errors);
+    // Drivers get the query keyed by capability, as the spec writes it (`{power-consumption:{...}}`).
+    const keys = Object.keys(r.value);
+    const keyed = keys.length === 1 && keys[0] === capability && isObject(r.value[capability]);
+    const query = keyed ? r.value : { [capability]: r.value };
+    return fromOutcome(await this.execute({ kind: 'query-state', device, capability, query }));
+  }
+
+  /** D1: opens or closes pairing on every driver that pairs (Zigbee). */
+  async setDiscovery(enable: boolean): Promise<Done> {
+    const pairing = [...this.drivers.values()].filter((d) => d.setDiscovery);
+    if (pairing.length === 0)
+      return {
+        ok: false,
+        ...failure(ErrorCode.INVALID_PARAMETERS, 'type: no Zigbee network is configured (zigbee.mode is off)'),
+      };
+    for (const d of pairing) {
+      const outcome = await d.setDiscovery?.(enable);
+      if (outcome && !outcome.ok) return fromOutcome(outcome);
+    }
+    return { ok: true };
+  }
+
+  /** Whether any driver is pairing now. */
+  discovering(): boolean {
+    return [...this.drivers.values()].some((d) => d.discovering?.() === true);
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * State merging for device reports (issue: "a report of `toggle.2` keeps `toggle.1`"). A state is
+ * keyed by capability; a capability declared with `name`s has one more level keyed by name.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { CapabilityObject } from '../../catalog/index.ts';
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Capability names that have a `name` level on this device, with their names. */
+export function namedLevels(caps: readonly CapabilityObject[]): Map<string, Set<string>> {
+  const named = new Map<string, Set<string>>();
+  for (const c of caps) {
+    if (c.name === undefined) continue;
+    const set = named.get(c.capability) ?? new Set<string>();
+    named.set(c.capability, set);
+    set.add(c.name);
+  }
+  return named;
+}
+
+/**
+ * Merges `report` into `current` and returns the merged state and what changed, shaped like a
+ * report (`{toggle:{2:{toggleState:'on'}}}`), holding the whole merged value of each changed
+ * capability (or of each changed name of a named capability). `changed` is empty when the
+ * report repeats what is known.
+ */
+export function mergeState(
+  current: Record<string, unknown>,
+  report: Record<string, unknown>,
+  caps: readonly CapabilityObject[],
+): { state: Record<string, unknown>; changed: Record<string, unknown> } {
+  const named = namedLevels(caps);
+  const state: Record<string, unknown> = { ...current };
+  const changed: Record<string, unknown> = {};
+  for (const [cap, value] of Object.entries(report)) {
+    const old = state[cap];
+    const names = named.get(cap);
+    if (names && isObject(value) && Object.keys(value).every((k) => names.has(k) && isObject(value[k]))) {
+      const base: Record<string, unknown> = isObject(old) ? { ...old } : {};
+      const diff: Record<string, unknown> = {};
+      for (const [name, fields] of Object.entries(value)) {
+        const prev = base[name];
+        const next = isObject(prev) && isObject(fields) ? { ...prev, ...fields } : fields;
+        if (!isDeepStrictEqual(prev, next)) {
+          base[name] = next;
+          diff[name] = next;
+        }
+      }
+      if (Object.keys(diff).length > 0) {
+        state[cap] = base;
+        changed[cap] = diff;
+      }
+      continue;
+    }
+    const next = isObject(old) && isObject(value) ? { ...old, ...value } : value;
+    if (!isDeepStrictEqual(old, next)) {
+      state[cap] = next;
+      changed[cap] = next;
+    }
+  }
+  return { state, changed };
+}

@@ -1,0 +1,42 @@
+/** The device object of spec 2.3 as served (D3, addDevice), built from a DeviceRecord. */
+import type { DeviceRecord } from '../../drivers/contract.ts';
+import type { Endpoint } from '../event-bus.ts';
+
+/** Field order of the served object; absent optional fields are left out. */
+const WIRE_FIELDS = [
+  'serial_number',
+  'third_serial_number',
+  'service_address',
+  'name',
+  'manufacturer',
+  'model',
+  'firmware_version',
+  'hostname',
+  'mac_address',
+  'app_name',
+  'display_category',
+  'capabilities',
+  'protocol',
+  'state',
+  'tags',
+  'online',
+] as const;
+
+/** The served device object. `driver`, `driver_ref` and `extra` stay inside. */
+export function toWire(d: DeviceRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of WIRE_FIELDS) {
+    const v = d[k];
+    if (v !== undefined) out[k] = v;
+  }
+  // Third-party devices carry no protocol (COMPAT.md), whatever a driver put there.
+  if (d.third_serial_number !== undefined && d.driver === 'thirdparty') delete out.protocol;
+  return out;
+}
+
+/** The `endpoint` of a device event. */
+export function endpointOf(d: DeviceRecord): Endpoint {
+  return d.third_serial_number === undefined
+    ? { serial_number: d.serial_number }
+    : { serial_number: d.serial_number, third_serial_number: d.third_serial_number };
+}

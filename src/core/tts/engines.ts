@@ -1,0 +1,68 @@
+/**
+ * TTS engines registered by third parties (RegisterTTSEngine on T1, listed by T3). An engine is
+ * kept with its service address; the same service address registered again through the same
+ * token keeps its id (an add-on re-registers on every start).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../../store/db.ts';
+
+export interface TtsEngine {
+  id: string;
+  name: string;
+  service_address: string;
+  token_id: string | null;
+  created_at: string;
+}
+
+/** Deletes every engine (factory reset); shared by the running gateway and the offline CLI path. */
+export function clearTtsEngines(db: Db): number {
+  return db.prepare('DELETE FROM tts_engines').run().changes;
+}
+
+export class TtsEngines {
+  private readonly engines = new Map<string, TtsEngine>();
+
+  constructor(private readonly db: Db) {
+    for (const e of db.prepare<[], TtsEngine>('SELECT * FROM tts_engines ORDER BY created_at, rowid').all())
+      this.engines.set(e.id, e);
+  }
+
+  /** Registers (or re-registers) an engine; committed before it returns. */
+  register(serviceAddress: string, name: string, tokenId: string | null): TtsEngine {
+    for (const e of this.engines.values()) {
+      if (e.service_address === serviceAddress && e.token_id === tokenId) {
+        if (e.name !== name) {
+          this.db.prepare('UPDATE tts_engines SET name = ? WHERE id = ?').run(name, e.id);
+          e.name = name;
+        }
+        return e;
+      }
+    }
+    const engine: TtsEngine = {
+      id: randomBytes(8).toString('hex'),
+      name,
+      service_address: serviceAddress,
+      token_id: tokenId,
+      created_at: new Date().toISOString(),
+    };
+    this.db
+      .prepare('INSERT INTO tts_engines (id, name, service_address, token_id, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(engine.id, engine.name, engine.service_address, engine.token_id, engine.created_at);
+    this.engines.set(engine.id, engine);
+    return engine;
+  }
+
+  get(id: string): TtsEngine | undefined {
+    return this.engines.get(id);
+  }
+
+  /** Every engine, oldest first. */
+  list(): TtsEngine[] {
+    return [...this.engines.values()];
+  }
+
+  clear(): void {
+    clearTtsEngines(this.db);
+    this.engines.clear();
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Directives to third-party service addresses (T2, spec 4.5): one POST per directive over
+ * keep-alive connections, a hard timeout, and a reading of the reply that accepts every success
+ * form seen in the field (COMPAT.md): any reply that is not an ErrorResponse is a success.
+ */
+import { randomUUID } from 'node:crypto';
+import { Agent, request } from 'undici';
+
+/** How a directive ended. */
+export type DirectiveReply =
+  | { kind: 'ok'; payload: Record<string, unknown> }
+  | { kind: 'error'; type: string; description?: string }
+  /** No usable answer: refused, reset, timed out, or an HTTP error status. `offline`: no answer at all. */
+  | { kind: 'failed'; reason: string; offline: boolean };
+
+export interface DirectiveEndpoint {
+  serial_number: string;
+  third_serial_number: string;
+  tags: Record<string, unknown>;
+}
+
+/** Replies past this size are not read further (a directive reply is a few hundred bytes). */
+const MAX_REPLY_BYTES = 1024 * 1024;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Reads a directive reply body: `{event:{header,payload}}` or `{header,payload}`, any content type, or nothing. */
+export function readReply(text: string): DirectiveReply {
+  let parsed: unknown;
+  try {
+    parsed = text.trim() === '' ? null : JSON.parse(text);
+  } catch {
+    return { kind: 'ok', payload: {} };
+  }
+  const inner = isObject(parsed) && isObject(parsed.event) ? parsed.event : parsed;
+  if (!isObject(inner)) return { kind: 'ok', payload: {} };
+  const header = isObject(inner.header) ? inner.header : undefined;
+  const payload = isObject(inner.payload) ? inner.payload : {};
+  if (header?.name === 'ErrorResponse') {
+    const type = typeof payload.type === 'string' ? payload.type : 'INTERNAL_ERROR';
+    const description = typeof payload.description === 'string' ? payload.description : undefined;
+    return { kind: 'error', type, description };
+  }
+  return { kind: 'ok', payload };
+}
+
+export class DirectiveClient {
+  private readonly agent: Agent;
+
+  constructor(private readonly timeoutMs: number) {
+    // Many connections per origin: a provider may hold directives for one device for a while
+    // and answer them together, so concurrent directives must not queue behind each other.
+    this.agent = new Agent({
+      connections: 64,
+      keepAliveTimeout: 10_000,
+      keepAliveMaxTimeout: 60_000,
+      connect: { timeout: timeoutMs },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+  }
+
+  /** Sends one directive and waits at most the timeout for its reply. Never throws. */
+  async send(
+    address: string,
+    name: string,
+    version: string,
+    endpoint: DirectiveEndpoint,
+    payload: Record<string, unknown>,
+  ): Promise<DirectiveReply> {
+    const body = JSON.stringify({
+      directive: { header: { name, message_id: randomUUID(), version }, endpoint, payload },
+    });
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    try {
+      const res = await request(address, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        dispatcher: this.agent,
+        signal,
+      });
+      let size = 0;
+      const chunks: Buffer[] = [];
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > MAX_REPLY_BYTES) {
+          res.body.destroy();
+          break;
+        }
+        chunks.push(chunk as Buffer);
+      }
+      const reply = readReply(Buffer.concat(chunks).toString('utf8'));
+      if (reply.kind === 'ok' && res.statusCode >= 400)
+        return { kind: 'failed', reason: `the service answered HTTP ${res.statusCode}`, offline: false };
+      return reply;
+    } catch (err) {
+      const e = err as Error & { code?: string; cause?: { code?: string } };
+      const timedOut = signal.aborted || e.name === 'TimeoutError' || /Timeout/i.test(e.code ?? '');
+      const reason = timedOut
+        ? `no answer within ${this.timeoutMs} ms`
+        : `${e.cause?.code ?? e.code ?? e.name}: ${e.message}`;
+      return { kind: 'failed', reason, offline: true };
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.destroy();
+  }
+}

@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
+import {
+  api,
+  endpoint,
+  getToken,
+  type Service,
+  type StartedGateway,
+  startGateway,
+  startService,
+} from '../helpers/gateway.ts';
+
+const NAMES = [
+  'DiscoveryRequest',
+  'DeviceStatesChangeReport',
+  'DeviceOnlineChangeReport',
+  'DeviceInformationUpdatedReport',
+  'RegisterTTSEngine',
+];
+
+/** Sets `value` at a random path of a JSON value (a mutation of a valid body). */
+function mutate(base: unknown, path: number[], value: unknown): unknown {
+  if (path.length === 0 || base === null || typeof base !== 'object') return value;
+  const copy: any = Array.isArray(base) ? [...base] : { ...(base as object) };
+  const keys = Object.keys(copy);
+  if (keys.length === 0) return value;
+  const key = keys[(path[0] as number) % keys.length] as string;
+  copy[key] = mutate(copy[key], path.slice(1), value);
+  return copy;
+}
+
+function isEventReply(json: any): boolean {
+  return (
+    json !== null &&
+    typeof json === 'object' &&
+    (json.header?.name === 'Response' || json.header?.name === 'ErrorResponse') &&
+    typeof json.header.message_id === 'string' &&
+    typeof json.header.version === 'string' &&
+    json.payload !== null &&
+    typeof json.payload === 'object' &&
+    !Array.isArray(json.payload) &&
+    (json.header.name === 'Response' ||
+      ['INVALID_PARAMETERS', 'AUTH_FAILURE', 'INTERNAL_ERROR'].includes(json.payload.type))
+  );
+}
+
+describe('T1 under random and mutated bodies', () => {
+  let g: StartedGateway;
+  let token: string;
+  let service: Service;
+
+  before(async () => {
+    g = await startGateway();
+    token = await getToken(g, 'fuzz');
+    service = await startService();
+  });
+  after(async () => {
+    await g.stop();
+    await service.close();
+    g.cleanup();
+  });
+
+  test('only ever gets an event-shaped HTTP 200 reply, and the registry stays consistent', async () => {
+    const valid = (addr: string) => [
+      {
+        event: {
+          header: { name: 'DiscoveryRequest', message_id: 'm', version: '1' },
+          payload: { endpoints: [endpoint('f-1', addr), endpoint('f-2', addr, { tags: { a: 1 } })] },
+        },
+      },
+      {
+        event: {
+          header: { name: 'DeviceStatesChangeReport', message_id: 'm', version: '2' },
+          endpoint: { third_serial_number: 'f-1' },
+          payload: { state: { power: { powerState: 'on' }, toggle: { '1': { toggleState: 'off' } } } },
+        },
+      },
+      {
+        event: {
+          header: { name: 'DeviceOnlineChangeReport', message_id: 'm', version: '1' },
+          endpoint: { third_serial_number: 'f-2' },
+          payload: { online: false },
+        },
+      },
+      {
+        event: {
+          header: { name: 'DeviceInformationUpdatedReport', message_id: 'm', version: '1' },
+          endpoint: { third_serial_number: 'f-1' },
+          payload: { capabilities: [{ capability: 'power', permission: '1100' }], tags: { x: 'y' } },
+        },
+      },
+      {
+        event: {
+          header: { name: 'RegisterTTSEngine', message_id: 'm', version: '1' },
+          payload: { service_address: addr, name: 'tts' },
+        },
+      },
+    ];
+    const bases = valid(service.url);
+    const body = fc.oneof(
+      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          event: fc.record(
+            {
+              header: fc.record(
+                {
+                  name: fc.constantFrom(...NAMES),
+                  message_id: fc.oneof(fc.string(), fc.integer()),
+                  version: fc.constantFrom('1', '2', 3),
+                },
+                { requiredKeys: [] },
+              ),
+              endpoint: fc.jsonValue({ maxDepth: 2 }),
+              payload: fc.jsonValue({ maxDepth: 4 }),
+            },
+            { requiredKeys: [] },
+          ),
+        }),
+      },
+      {
+        weight: 4,
+        arbitrary: fc
+          .tuple(fc.nat(bases.length - 1), fc.array(fc.nat(20), { maxLength: 6 }), fc.jsonValue({ maxDepth: 3 }))
+          .map(([i, path, value]) => mutate(bases[i], path, value)),
+      },
+    );
+    const raw = fc.oneof(
+      { weight: 9, arbitrary: body.map((b) => JSON.stringify(b) ?? '') },
+      { weight: 1, arbitrary: fc.string() },
+    );
+    await fc.assert(
+      fc.asyncProperty(raw, fc.constantFrom(token, token, token, 'bad', ''), async (text, t) => {
+        const r = await api(g.url, 'POST', '/open-api/v2/rest/thirdparty/event', { token: t, raw: text });
+        assert.equal(r.status, 200, r.text);
+        assert.ok(isEventReply(r.json), `not an event reply: ${r.text}`);
+      }),
+      { numRuns: 400 },
+    );
+    // Consistency: D3 is what the registry holds; every device is complete; one device per third_serial_number.
+    const listed = (await api(g.url, 'GET', '/open-api/v2/rest/devices', { token })).json.data.device_list as any[];
+    assert.equal(listed.length, g.gw.devices.registry.size);
+    const seen = new Set<string>();
+    for (const d of listed) {
+      for (const k of ['serial_number', 'name', 'manufacturer', 'model', 'firmware_version', 'display_category'])
+        assert.equal(typeof d[k], 'string', `${k} of ${JSON.stringify(d)}`);
+      assert.ok(Array.isArray(d.capabilities));
+      assert.equal(typeof d.online, 'boolean');
+      assert.ok(d.state !== null && typeof d.state === 'object' && !Array.isArray(d.state));
+      assert.equal(
+        seen.has(d.third_serial_number),
+        false,
+        `one device per third_serial_number: ${d.third_serial_number}`,
+      );
+      seen.add(d.third_serial_number);
+    }
+    // What is stored is what is served: a restart lists the same devices.
+    g = await g.restart();
+    const again = (await api(g.url, 'GET', '/open-api/v2/rest/devices', { token })).json.data.device_list;
+    assert.deepEqual(again, listed);
+  });
+});
