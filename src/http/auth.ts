@@ -12,7 +12,8 @@ declare module 'fastify' {
 /** The token in `Authorization: Bearer <token>` (a bare token is accepted too); empty counts as none. */
 export function bearerToken(header: string | string[] | undefined): string | null {
   const value = (Array.isArray(header) ? header[0] : header)?.trim();
-  if (!value) return null;
+  // `Bearer ` with nothing after it (trimmed to `Bearer`) carries no token, like an empty header.
+  if (!value || /^Bearer$/i.test(value)) return null;
   const m = /^Bearer\s+(.+)$/i.exec(value);
   const token = (m ? m[1] : value)?.trim();
   return token ? token : null;

@@ -29,13 +29,33 @@ export function parseBody(text: string): unknown {
   return value;
 }
 
+const TOKEN = /^[\w!#$%&'*+.^`|~-]+$/;
+
+/** Whether Fastify can parse a Content-Type header as a media type (`type/subtype[;params]`). */
+export function isValidMediaType(header: string): boolean {
+  const media = header.split(';', 1)[0] as string;
+  const slash = media.indexOf('/');
+  if (slash === -1) return false;
+  return TOKEN.test(media.slice(0, slash).trimStart()) && TOKEN.test(media.slice(slash + 1).trimEnd());
+}
+
 /**
  * Installs one body parser for every Content-Type: clients send `application/json` on empty
  * bodies, and some send JSON as text/plain or with no type at all.
  */
 export function installBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+  // Fastify answers a malformed Content-Type (`''`, `json`, `;`) with 415 before any parser runs,
+  // even on an empty body. The type does not matter here (every body is JSON), so such a header
+  // is read as JSON: an empty body is then `{}` and a non-JSON body a 400 naming the problem.
+  app.addHook('onRequest', (req, _reply, done) => {
+    const type = req.headers['content-type'];
+    if (type !== undefined && !isValidMediaType(type)) req.headers['content-type'] = 'application/json';
+    done();
+  });
+  app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
+    // An unknown path is a 404 whatever its body: do not let a bad body turn it into a 400.
+    if (req.is404) return done(null, undefined);
     try {
       done(null, parseBody(body as string));
     } catch (err) {

@@ -36,6 +36,7 @@ export class SseHub {
   private readonly clients = new Set<Client>();
   private unsubscribe: (() => void) | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
     private readonly bus: EventBus,
@@ -53,9 +54,22 @@ export class SseHub {
 
   /** Ends every stream (clients reconnect and resume after a restart). */
   stop(): void {
+    this.stopped = true;
     this.unsubscribe?.();
     clearInterval(this.heartbeat);
-    for (const c of this.clients) c.res.end();
+    for (const c of this.clients) {
+      // A client that does not read would keep its connection (and so the server's close) open
+      // forever: cut it at once; every other stream ends cleanly and its socket is closed too,
+      // so a restart never waits on a stream.
+      const socket = c.res.socket;
+      if (c.congested) {
+        c.res.destroy();
+        continue;
+      }
+      c.res.end();
+      socket?.end();
+      setTimeout(() => socket?.destroy(), 2000).unref();
+    }
     this.clients.clear();
   }
 
@@ -72,6 +86,14 @@ export class SseHub {
       'X-Accel-Buffering': 'no',
       'Access-Control-Allow-Origin': '*',
     });
+    if (this.stopped) {
+      // The gateway is stopping: a stream opened now would hold the server's close open. Tell
+      // the client when to come back and end at once; it resumes with Last-Event-ID.
+      const socket = res.socket;
+      res.end(`retry: ${this.opts.retryMs ?? 3000}\n\n`);
+      socket?.end();
+      return;
+    }
     res.socket?.setNoDelay(true);
     res.socket?.setKeepAlive(true, 30_000);
     const client: Client = { res, version, backlog: 0, congested: false };
@@ -144,6 +166,8 @@ export function sseRoutes(ctx: Pick<HttpContext, 'tokens'> & { tokens: TokenServ
         // 401, not 200 and not 5xx: EventSource clients stop instead of retrying forever.
         return reply.code(401).type('application/json; charset=utf-8').send(INVALID_TOKEN);
       }
+      // HEAD gets the head of a stream and no body (a stream that never ends would hang it).
+      if (req.method === 'HEAD') return reply.code(200).type('text/event-stream; charset=utf-8').send();
       reply.hijack();
       hub.attach(reply.raw, version, parseLastEventId(req.headers['last-event-id'], query.lastEventId));
     });

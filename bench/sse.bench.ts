@@ -1,0 +1,152 @@
+/**
+ * Event-stream fan-out: one event to 200 connected clients, repeated; p99 of the delivery
+ * latency (publish to arrival in the clients' process) against a bare node:http SSE server that
+ * writes the same frames to the same number of clients, and the server-side memory per
+ * connected client (heap + buffers, measured after GC) for both.
+ */
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createGateway } from '../src/gateway.ts';
+import { loadSettings } from '../src/settings/index.ts';
+import { percentile, report } from './lib.ts';
+
+const CLIENTS = Number(process.env.BENCH_SSE_CLIENTS ?? 200);
+const EVENTS = Number(process.env.BENCH_SSE_EVENTS ?? 100);
+const GAP_MS = 10;
+const ROUNDS = 2;
+
+const here = dirname(fileURLToPath(import.meta.url));
+const now = () => performance.timeOrigin + performance.now();
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
+
+function memory(): number {
+  gc();
+  gc();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.external + m.arrayBuffers;
+}
+
+interface Run {
+  latencies: number[];
+  bytesPerClient: number;
+}
+
+/** Connects the clients, measures memory, publishes EVENTS events spaced GAP_MS apart, collects latencies. */
+async function measure(url: string, connected: () => number, publish: (t: number) => void): Promise<Run> {
+  const clients = fork(join(here, 'sse-clients.ts'), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  try {
+    const before = memory();
+    const result = new Promise<number[]>((resolve, reject) => {
+      clients.on('message', (m: { type: string; latencies?: number[]; error?: string }) => {
+        if (m.type === 'done') resolve(m.latencies as number[]);
+        if (m.type === 'error') reject(new Error(m.error));
+      });
+    });
+    const ready = new Promise<void>((resolve) => {
+      clients.on('message', (m: { type: string }) => {
+        if (m.type === 'ready') resolve();
+      });
+    });
+    clients.send({ url, count: CLIENTS, events: EVENTS });
+    await ready;
+    while (connected() < CLIENTS) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 200));
+    const bytesPerClient = (memory() - before) / CLIENTS;
+    for (let i = 0; i < EVENTS; i++) {
+      publish(now());
+      await new Promise((r) => setTimeout(r, GAP_MS));
+    }
+    return { latencies: await result, bytesPerClient };
+  } finally {
+    clients.kill();
+  }
+}
+
+/** The baseline: node:http writing the same frames to every open response. */
+async function bareServer() {
+  const clients = new Set<ServerResponse>();
+  let id = 0;
+  const server = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    res.write('retry: 3000\n\n');
+    clients.add(res);
+    req.on('close', () => clients.delete(res));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const addr = server.address();
+  const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}/sse`;
+  return {
+    url,
+    connected: () => clients.size,
+    publish: (t: number) => {
+      const data = JSON.stringify({ endpoint: { serial_number: 'bench' }, payload: { t } });
+      const chunk = `id: ${++id}\nevent: device#v2#updateDeviceState\ndata: ${data}\n\n`;
+      for (const c of clients) c.write(chunk);
+    },
+    close: () => {
+      for (const c of clients) c.destroy();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'opencube-bench-'));
+const gateway = createGateway(
+  loadSettings({
+    overrides: {
+      port: 0,
+      host: '127.0.0.1',
+      mdns: false,
+      zigbee: { mode: 'off' },
+      data_dir: dataDir,
+      log_level: 'warn',
+    },
+  }),
+);
+try {
+  const base = await gateway.start();
+  const token = gateway.tokens.create('bench');
+  const gwUrl = `${base}/open-api/v2/sse/bridge?access_token=${token}`;
+  const gwRuns: Run[] = [];
+  const bareRuns: Run[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const bare = await bareServer();
+    bareRuns.push(await measure(bare.url, bare.connected, bare.publish));
+    await bare.close();
+    gwRuns.push(
+      await measure(
+        gwUrl,
+        () => gateway.sse.size,
+        (t) =>
+          gateway.bus.publish('device#updateDeviceState', { endpoint: { serial_number: 'bench' }, payload: { t } }),
+      ),
+    );
+    while (gateway.sse.size > 0) await new Promise((r) => setTimeout(r, 10));
+  }
+  const all = (runs: Run[]) => runs.flatMap((r) => r.latencies);
+  const gwP99 = percentile(all(gwRuns), 99);
+  const bareP99 = percentile(all(bareRuns), 99);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+  const gwMem = median(gwRuns.map((r) => r.bytesPerClient));
+  const bareMem = median(bareRuns.map((r) => r.bytesPerClient));
+  report(`SSE fan-out to ${CLIENTS} clients, p99 delivery latency, bare / gateway (1 = same)`, bareP99 / gwP99, {
+    gateway_p99_ms: gwP99,
+    bare_p99_ms: bareP99,
+    gateway_p50_ms: percentile(all(gwRuns), 50),
+    bare_p50_ms: percentile(all(bareRuns), 50),
+    deliveries: all(gwRuns).length,
+    events: EVENTS * ROUNDS,
+  });
+  report('SSE memory per connected client, bare / gateway (1 = same)', bareMem / gwMem, {
+    gateway_bytes_per_client: gwMem,
+    bare_bytes_per_client: bareMem,
+    rss_mb: process.memoryUsage().rss / 1e6,
+  });
+} finally {
+  await gateway.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
