@@ -65,10 +65,12 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   };
   const db = openDb(paths.db);
   const kv = new KvStore(db);
-  // Ids rise across restarts (clock-based start), so a Last-Event-ID from before a restart is a gap.
-  const bus = new EventBus(settings.sse.replay_size, Date.now() * 1000, (err) =>
-    log.error({ err }, 'event listener failed'),
-  );
+  // Event ids rise across restarts, so a Last-Event-ID from before a restart is seen as a gap: each
+  // start takes a range above the clock and above the previous start (a box without a real-time
+  // clock may boot with its clock behind).
+  const idBase = Math.max(Date.now() * 1000, kv.get<number>('event_id_base', 0) + 1_000_000_000);
+  kv.set('event_id_base', idBase);
+  const bus = new EventBus(settings.sse.replay_size, idBase, (err) => log.error({ err }, 'event listener failed'));
   const tokens = new TokenService(db, settings.link_window_seconds * 1000);
   const security = new SecurityService(db, bus);
   const speaker = new SpeakerService(kv, bus);

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../store/db.ts';
 
 /** A stored token as the CLI and the console see it; the token itself is never stored. */
@@ -29,6 +29,9 @@ interface Row {
 
 const LAST_USED_FLUSH_MS = 60_000;
 const WAITING_MS = 60_000;
+// Polls come from anyone on the LAN without a token: bound what they can make the gateway keep.
+const MAX_WAITING = 64;
+const MAX_APPS_PER_WINDOW = 32;
 
 function hashToken(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
@@ -101,6 +104,11 @@ export class TokenService {
     const now = this.now();
     if (now >= this.windowUntil) {
       const isNew = !this.waiting.has(key);
+      if (isNew && this.waiting.size >= MAX_WAITING) {
+        const oldest = this.waiting.keys().next().value as string;
+        this.waiting.delete(oldest);
+      }
+      this.waiting.delete(key);
       this.waiting.set(key, now);
       if (isNew) for (const fn of this.listeners) fn(this.waitingApps());
       return { ok: false };
@@ -108,6 +116,7 @@ export class TokenService {
     this.waiting.delete(key);
     let token = this.issued.get(key);
     if (!token) {
+      if (this.issued.size >= MAX_APPS_PER_WINDOW) return { ok: false };
       token = this.create(appName ?? null);
       this.issued.set(key, token);
     }
@@ -118,7 +127,7 @@ export class TokenService {
   create(appName: string | null): string {
     const token = randomBytes(32).toString('base64url');
     const row: Row = {
-      id: randomUUID().slice(0, 8),
+      id: this.newId(),
       hash: hashToken(token),
       app_name: appName,
       created_at: new Date(this.now()).toISOString(),
@@ -129,6 +138,14 @@ export class TokenService {
       .run(row.id, row.hash, row.app_name, row.created_at, row.last_used_at);
     this.byHash.set(row.hash.toString('hex'), row);
     return token;
+  }
+
+  /** A short id for the CLI (`tokens revoke ID`), unique among stored tokens. */
+  private newId(): string {
+    const taken = new Set([...this.byHash.values()].map((r) => r.id));
+    let id = randomBytes(6).toString('hex');
+    while (taken.has(id)) id = randomBytes(6).toString('hex');
+    return id;
   }
 
   /** Checks a token; returns its info when valid. Compares the stored hash in constant time. */

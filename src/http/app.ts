@@ -45,6 +45,16 @@ export function buildApp(ctx: HttpContext, opts: AppOptions): FastifyInstance {
     bodyLimit: 1024 * 1024,
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 500 },
+    // A request Node cannot even parse still gets the envelope, so clients can read what went wrong.
+    clientErrorHandler: (err, socket) => {
+      if (!socket.writable) return;
+      const body = JSON.stringify(
+        fail(400, `malformed HTTP request: ${(err as NodeJS.ErrnoException).code ?? err.message}`),
+      );
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    },
   });
   installBodyParser(app);
   const auth = requireAuth(ctx.tokens);

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { TokenService } from '../../src/core/tokens.ts';
@@ -17,7 +18,49 @@ function poll(url: string, appName?: string, version = 'v2') {
   return call(url, 'GET', `${rest(version, 'bridge/access_token')}${q}`);
 }
 
+/** A GET with a JSON body (fetch cannot send one), as some clients send app_name. */
+function pollWithBody(url: string, body: string): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}${rest('v2', 'bridge/access_token')}`,
+      { method: 'GET', headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => {
+          text += c;
+        });
+        res.on('end', () => resolve(JSON.parse(text)));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 describe('link flow over HTTP', () => {
+  it('reads app_name from a JSON body sent with the GET, and ignores a body that is not JSON', async (t) => {
+    const gw = await startGateway();
+    t.after(() => gw.stop());
+    assert.deepEqual(await pollWithBody(gw.url, '{"app_name":"body-app"}'), REFUSED);
+    gw.gateway.tokens.press();
+    const granted = await pollWithBody(gw.url, '{"app_name":"body-app"}');
+    assert.equal(granted.error, 0);
+    assert.equal(granted.data.app_name, 'body-app');
+    const garbage = await pollWithBody(gw.url, 'not json');
+    assert.equal(garbage.error, 0);
+    assert.deepEqual(Object.keys(garbage.data), ['token']);
+  });
+
+  it('grants at most 32 apps in one window, so an open window cannot fill the store', async (t) => {
+    const gw = await startGateway();
+    t.after(() => gw.stop());
+    gw.gateway.tokens.press();
+    for (let i = 0; i < 32; i++) assert.equal((await poll(gw.url, `app-${i}`)).json.error, 0);
+    assert.deepEqual((await poll(gw.url, 'app-32')).json, REFUSED);
+    assert.equal((await poll(gw.url, 'app-0')).json.error, 0, 'an app already granted still gets its token');
+    assert.equal(gw.gateway.tokens.list().length, 32);
+  });
+
   it('refuses before a press, grants after it, and the token then authorises', async (t) => {
     const gw = await startGateway();
     t.after(() => gw.stop());
