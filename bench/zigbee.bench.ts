@@ -1,0 +1,196 @@
+/**
+ * Zigbee benchmarks (issue 5), with the simulated network of 200 devices on 127.0.0.1:
+ *  1. A Zigbee2MQTT state message to event-stream delivery, with 100 stream clients: p50/p99 of
+ *     publish -> the LAST of the 100 clients has the event, against a bare MQTT subscriber of the
+ *     same topic receiving the same message (measured in the same run, same messages).
+ *  2. D4 to the Zigbee2MQTT `/set` publish: PUT devices/{serial} -> a bare subscriber sees the
+ *     `/set` message, against a direct MQTT publish -> the same subscriber (one round trip).
+ * Ratios are gateway / baseline latency (lower is better); raw figures in ms for context.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import mqtt from 'mqtt';
+import { startSimNetwork } from '../src/drivers/zigbee-sim/index.ts';
+import { createGateway } from '../src/gateway.ts';
+import { loadSettings } from '../src/settings/index.ts';
+import { percentile, report } from './lib.ts';
+
+const CLIENTS = Number(process.env.BENCH_SSE_CLIENTS ?? 100);
+const DEVICES = Number(process.env.BENCH_SIM_DEVICES ?? 200);
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 200);
+const BASE = 'zigbee2mqtt';
+
+const net = await startSimNetwork({ baseTopics: [BASE], devices: DEVICES, sim: { reportIntervalMs: 0 } });
+const dataDir = mkdtempSync(join(tmpdir(), 'opencube-bench-zigbee-'));
+const settings = loadSettings({
+  overrides: {
+    port: 0,
+    host: '127.0.0.1',
+    mdns: false,
+    data_dir: dataDir,
+    log_level: 'silent',
+    zigbee: { mode: 'z2m', mqtt_url: net.url, base_topics: BASE },
+  },
+});
+const gw = createGateway(settings);
+const url = await gw.start();
+const aborts: AbortController[] = [];
+const pub = await mqtt.connectAsync(net.url, { reconnectPeriod: 0 });
+const sub = await mqtt.connectAsync(net.url, { reconnectPeriod: 0 });
+
+async function json(path: string, init: RequestInit & { token?: string } = {}): Promise<any> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
+  const r = await fetch(`${url}/open-api/v2/rest${path}`, { ...init, headers });
+  return r.json();
+}
+
+try {
+  gw.tokens.press();
+  const token = (await json('/bridge/access_token?app_name=bench')).data.token as string;
+  let devices: any[] = [];
+  while (devices.length < DEVICES) {
+    devices = (await json('/devices', { token })).data.device_list;
+    if (devices.length < DEVICES) await new Promise((r) => setTimeout(r, 50));
+  }
+  const sensor = net
+    .sim()
+    .list()
+    .find((d) => d.fixture.model === 'WSDCGQ11LM');
+  const plug = net
+    .sim()
+    .list()
+    .find((d) => d.fixture.model === 'ZNCZ02LM');
+  if (!sensor || !plug) throw new Error('fixtures missing');
+  const plugSerial = devices.find((d) => d.name === plug.friendly).serial_number as string;
+
+  // ---- 1. state message -> event stream, 100 clients ----
+  const waiting = new Map<string, { left: number; done: () => void }>();
+  const seen = (marker: string) => {
+    const w = waiting.get(marker);
+    if (w && --w.left === 0) {
+      waiting.delete(marker);
+      w.done();
+    }
+  };
+  for (let i = 0; i < CLIENTS; i++) {
+    const ctrl = new AbortController();
+    aborts.push(ctrl);
+    const res = await fetch(`${url}/open-api/v2/sse/bridge?access_token=${token}`, { signal: ctrl.signal });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const dec = new TextDecoder();
+    (async () => {
+      let buf = '';
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+        if (done) return;
+        buf += dec.decode(value, { stream: true });
+        let nl = buf.lastIndexOf('\n');
+        if (nl < 0) continue;
+        const chunk = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        for (const m of chunk.matchAll(/"temperature":(-?[\d.]+)/g)) seen(m[1] as string);
+        nl = 0;
+      }
+    })();
+  }
+  const topic = `${BASE}/${sensor.friendly}`;
+  await sub.subscribeAsync(topic);
+  const bare = new Map<string, () => void>();
+  sub.on('message', (_t, p) => {
+    const m = /"temperature":(-?[\d.]+)/.exec(p.toString());
+    if (m) bare.get(m[1] as string)?.();
+  });
+  const viaGateway: number[] = [];
+  const viaBroker: number[] = [];
+  for (let i = 0; i < MESSAGES + 20; i++) {
+    // Two decimals (the API's precision) and unique per message: the registry emits only changes.
+    const value = (10 + i / 100).toFixed(2);
+    const marker = String(Number(value));
+    const t0 = performance.now();
+    const both = Promise.all([
+      new Promise<number>((resolve) =>
+        waiting.set(marker, { left: CLIENTS, done: () => resolve(performance.now() - t0) }),
+      ),
+      new Promise<number>((resolve) => bare.set(marker, () => resolve(performance.now() - t0))),
+    ]);
+    pub.publish(topic, JSON.stringify({ temperature: Number(value), linkquality: 100 }));
+    const [g, b] = await both;
+    bare.delete(marker);
+    if (i >= 20) {
+      viaGateway.push(g);
+      viaBroker.push(b);
+    }
+  }
+  const g50 = percentile(viaGateway, 50);
+  const g99 = percentile(viaGateway, 99);
+  const b50 = percentile(viaBroker, 50);
+  const b99 = percentile(viaBroker, 99);
+  report(
+    `zigbee state -> event stream (${CLIENTS} clients, ${DEVICES} devices), p50 vs bare MQTT subscriber`,
+    g50 / b50,
+    { gateway_p50_ms: g50, gateway_p99_ms: g99, bare_p50_ms: b50, bare_p99_ms: b99, messages: MESSAGES },
+  );
+  report(`zigbee state -> event stream, p99 vs bare MQTT subscriber`, g99 / b99, {
+    gateway_p99_ms: g99,
+    bare_p99_ms: b99,
+  });
+
+  // ---- 2. D4 -> /set publish ----
+  const setTopic = `${BASE}/${plug.friendly}/set`;
+  const probeTopic = `${BASE}/bench/probe`;
+  await sub.subscribeAsync([setTopic, probeTopic]);
+  let onSet: (() => void) | undefined;
+  let onProbe: (() => void) | undefined;
+  sub.on('message', (t) => {
+    if (t === setTopic) onSet?.();
+    else if (t === probeTopic) onProbe?.();
+  });
+  const d4: number[] = [];
+  const d4Answer: number[] = [];
+  const direct: number[] = [];
+  for (let i = 0; i < 120; i++) {
+    const t0 = performance.now();
+    const seenSet = new Promise<number>((resolve) => {
+      onSet = () => resolve(performance.now() - t0);
+    });
+    const answer = json(`/devices/${plugSerial}`, {
+      method: 'PUT',
+      token,
+      body: JSON.stringify({ state: { power: { powerState: i % 2 ? 'on' : 'off' } } }),
+    }).then((r) => {
+      if (r.error !== 0) throw new Error(`D4 failed: ${JSON.stringify(r)}`);
+      return performance.now() - t0;
+    });
+    const [s, a] = await Promise.all([seenSet, answer]);
+    const t1 = performance.now();
+    const probe = new Promise<number>((resolve) => {
+      onProbe = () => resolve(performance.now() - t1);
+    });
+    pub.publish(probeTopic, JSON.stringify({ state: 'ON' }));
+    const p = await probe;
+    if (i >= 20) {
+      d4.push(s);
+      d4Answer.push(a);
+      direct.push(p);
+    }
+  }
+  const s50 = percentile(d4, 50);
+  const p50 = percentile(direct, 50);
+  report('zigbee D4 -> /set publish, p50 vs direct MQTT publish', s50 / p50, {
+    d4_to_set_p50_ms: s50,
+    d4_to_set_p99_ms: percentile(d4, 99),
+    direct_p50_ms: p50,
+    direct_p99_ms: percentile(direct, 99),
+    d4_answer_p50_ms: percentile(d4Answer, 50),
+    d4_answer_p99_ms: percentile(d4Answer, 99),
+  });
+} finally {
+  for (const a of aborts) a.abort();
+  await pub.endAsync();
+  await sub.endAsync();
+  await gw.stop();
+  await net.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,567 @@
+/**
+ * A simulated Zigbee2MQTT instance: an MQTT client on the broker that behaves like Zigbee2MQTT
+ * on one base topic. It publishes retained bridge/state, bridge/info, bridge/devices and
+ * availability; answers bridge/request/permit_join, device/remove and device/rename, `/set`
+ * and `/get` as Zigbee2MQTT does; lets devices join (with an interview) while joining is open;
+ * reports drifting sensor values on a schedule; and has hooks for tests (offline, leave, failures).
+ */
+import mqtt, { type MqttClient } from 'mqtt';
+import { hsToRgb, rgbToHs, rgbToXy, xyToRgb } from '../zigbee2mqtt/color.ts';
+import { noDelay } from '../zigbee2mqtt/driver.ts';
+import type { ModelFixture, Z2mDevice } from '../zigbee2mqtt/types.ts';
+import { ACCESS_SET } from '../zigbee2mqtt/types.ts';
+import { drift, initialState, type SimProperty, seeded, simProperties } from './values.ts';
+
+export interface SimulatorOptions {
+  url: string;
+  baseTopic: string;
+  /** The models of the devices present at start, in order. */
+  devices: ModelFixture[];
+  /** Models that join, one per joining window, while permit_join is open (cycled). */
+  joinCandidates?: ModelFixture[];
+  /** Seed of the random source (values, addresses). */
+  seed?: number;
+  /** Interval of sensor reports; 0 turns scheduled reports off. */
+  reportIntervalMs?: number;
+  /** Delay from opening permit_join to a device joining; and the interview's length. */
+  joinDelayMs?: number;
+  interviewMs?: number;
+  /** Devices that join per permit_join window. */
+  joinsPerWindow?: number;
+  /** Delay before a set is answered (a real network takes some tens of ms). */
+  responseDelayMs?: number;
+}
+
+export interface SimDevice {
+  ieee: string;
+  friendly: string;
+  fixture: ModelFixture;
+  props: SimProperty[];
+  state: Record<string, unknown>;
+  online: boolean;
+  interviewing: boolean;
+  /** Test hooks: the next sets fail (as a device that does not answer), removal fails. */
+  failSet?: boolean;
+  failRemove?: boolean;
+}
+
+const ROOMS = [
+  'Living room',
+  'Kitchen',
+  'Bedroom',
+  'Hallway',
+  'Office',
+  'Bathroom',
+  'Garage',
+  'Nursery',
+  'Attic',
+  'Porch',
+];
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export class Z2mSimulator {
+  readonly base: string;
+  private client?: MqttClient;
+  private readonly devices = new Map<string, SimDevice>();
+  private readonly rand: () => number;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private reportTimer?: NodeJS.Timeout;
+  private permitJoinEnd = 0;
+  private permitTimer?: NodeJS.Timeout;
+  private nextJoin = 0;
+  private serial = 0;
+  /** Test hook: the next permit_join request fails. */
+  failPermitJoin = false;
+
+  constructor(private readonly opts: SimulatorOptions) {
+    this.base = opts.baseTopic;
+    this.rand = seeded(opts.seed ?? hash(opts.baseTopic));
+    const names = new Map<string, number>();
+    for (const fx of opts.devices) {
+      const label = `${ROOMS[this.serial % ROOMS.length]} ${fx.family}`;
+      const n = (names.get(label) ?? 0) + 1;
+      names.set(label, n);
+      this.add(fx, n > 1 ? `${label} ${n}` : label, false);
+    }
+  }
+
+  private add(fixture: ModelFixture, friendly: string | undefined, interviewing: boolean): SimDevice {
+    const ieee = `0x${(hash(this.base) >>> 0).toString(16).padStart(8, '0')}${(this.serial++).toString(16).padStart(8, '0')}`;
+    const props = simProperties(fixture.exposes);
+    const d: SimDevice = {
+      ieee,
+      friendly: friendly ?? ieee,
+      fixture,
+      props,
+      state: initialState(props, this.rand),
+      online: true,
+      interviewing,
+    };
+    this.devices.set(ieee, d);
+    return d;
+  }
+
+  /** Connects to the broker and publishes everything Zigbee2MQTT publishes at start-up (again after every reconnect). */
+  async start(): Promise<void> {
+    const client = mqtt.connect(this.opts.url, {
+      clientId: `z2m-sim-${this.base}-${Math.round(this.rand() * 1e9)}`,
+      reconnectPeriod: 200,
+      will: { topic: `${this.base}/bridge/state`, payload: Buffer.from('{"state":"offline"}'), retain: true, qos: 0 },
+    });
+    this.client = client;
+    client.on('connect', () => {
+      noDelay(client);
+      client.subscribe([`${this.base}/bridge/request/#`, `${this.base}/#`]);
+      this.publishAll();
+    });
+    client.on('message', (topic, payload) => this.onMessage(topic, payload.toString()));
+    client.on('error', () => {});
+    await new Promise<void>((resolve) => client.once('connect', () => resolve()));
+    const every = this.opts.reportIntervalMs ?? 15_000;
+    if (every > 0) this.reportTimer = setInterval(() => this.tick(), every);
+  }
+
+  async stop(): Promise<void> {
+    if (this.reportTimer) clearInterval(this.reportTimer);
+    if (this.permitTimer) clearTimeout(this.permitTimer);
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    const c = this.client;
+    this.client = undefined;
+    if (c?.connected) {
+      await c.publishAsync(`${this.base}/bridge/state`, '{"state":"offline"}', { retain: true }).catch(() => {});
+    }
+    await c?.endAsync(true).catch(() => {});
+  }
+
+  // ---- hooks for tests and demos ----
+
+  list(): SimDevice[] {
+    return [...this.devices.values()];
+  }
+
+  device(idOrName: string): SimDevice | undefined {
+    return this.devices.get(idOrName) ?? this.list().find((d) => d.friendly === idOrName);
+  }
+
+  /** Makes a device go offline or come back (availability). */
+  setOnline(id: string, online: boolean): void {
+    const d = this.must(id);
+    d.online = online;
+    this.publishAvailability(d);
+  }
+
+  /** Publishes a state change as the device would report it. */
+  report(id: string, change: Record<string, unknown>): void {
+    const d = this.must(id);
+    Object.assign(d.state, change);
+    this.publishState(d, change);
+  }
+
+  /** Renames a device as `bridge/request/device/rename` does. */
+  rename(id: string, to: string): void {
+    const d = this.must(id);
+    this.pub(`${this.base}/${d.friendly}`, '', true);
+    this.pub(`${this.base}/${d.friendly}/availability`, '', true);
+    d.friendly = to;
+    this.publishDevices();
+    this.publishAvailability(d);
+    this.publishState(d);
+  }
+
+  /** The device leaves the network by itself (reset): device_leave, then bridge/devices without it. */
+  leave(id: string): void {
+    const d = this.must(id);
+    this.devices.delete(d.ieee);
+    this.event('device_leave', { ieee_address: d.ieee, friendly_name: d.friendly });
+    this.publishDevices();
+  }
+
+  /** A device joins now (as when joining is open), with its interview. */
+  join(fixture?: ModelFixture): SimDevice {
+    const pool = this.opts.joinCandidates?.length ? this.opts.joinCandidates : this.opts.devices;
+    const fx = fixture ?? (pool[this.nextJoin++ % pool.length] as ModelFixture);
+    const d = this.add(fx, undefined, true);
+    this.event('device_joined', { friendly_name: d.friendly, ieee_address: d.ieee });
+    this.event('device_interview', { friendly_name: d.friendly, ieee_address: d.ieee, status: 'started' });
+    this.publishDevices();
+    this.later(this.opts.interviewMs ?? 1500, () => {
+      if (!this.devices.has(d.ieee)) return;
+      d.interviewing = false;
+      this.event('device_interview', {
+        friendly_name: d.friendly,
+        ieee_address: d.ieee,
+        status: 'successful',
+        supported: true,
+        definition: this.definition(d),
+      });
+      this.publishDevices();
+      this.publishAvailability(d);
+      this.publishState(d);
+    });
+    return d;
+  }
+
+  permitJoinOpen(): boolean {
+    return this.permitJoinEnd > Date.now();
+  }
+
+  // ---- publishing ----
+
+  private pub(topic: string, payload: string, retain = false): void {
+    this.client?.publish(topic, payload, { retain, qos: 0 });
+  }
+
+  private publishAll(): void {
+    this.pub(`${this.base}/bridge/state`, '{"state":"online"}', true);
+    this.publishInfo();
+    this.publishDevices();
+    for (const d of this.devices.values()) {
+      if (d.interviewing) continue;
+      this.publishAvailability(d);
+      this.publishState(d);
+    }
+  }
+
+  private publishInfo(): void {
+    const open = this.permitJoinOpen();
+    this.pub(
+      `${this.base}/bridge/info`,
+      JSON.stringify({
+        version: '2.1.0-sim',
+        commit: 'opencube-sim',
+        coordinator: { ieee_address: '0x00124b00000c0ffe', type: 'zStack3x0', meta: { revision: 20230507 } },
+        network: { channel: 15, pan_id: 6754, extended_pan_id: '0xdddddddddddddddd' },
+        log_level: 'info',
+        permit_join: open,
+        ...(open ? { permit_join_end: this.permitJoinEnd } : {}),
+        restart_required: false,
+        config: { mqtt: { base_topic: this.base } },
+      }),
+      true,
+    );
+  }
+
+  private definition(d: SimDevice) {
+    return {
+      model: d.fixture.model,
+      vendor: d.fixture.vendor,
+      description: d.fixture.description,
+      exposes: d.fixture.exposes,
+      supports_ota: false,
+      options: [],
+    };
+  }
+
+  private publishDevices(): void {
+    const list: Z2mDevice[] = [
+      {
+        ieee_address: '0x00124b00000c0ffe',
+        friendly_name: 'Coordinator',
+        type: 'Coordinator',
+        network_address: 0,
+        supported: true,
+        disabled: false,
+        interviewing: false,
+        interview_completed: true,
+        interview_state: 'SUCCESSFUL',
+        definition: null,
+      },
+    ];
+    let nwk = 1;
+    for (const d of this.devices.values()) {
+      list.push({
+        ieee_address: d.ieee,
+        friendly_name: d.friendly,
+        type: d.fixture.type,
+        network_address: nwk++,
+        supported: !d.interviewing,
+        disabled: false,
+        interviewing: d.interviewing,
+        interview_completed: !d.interviewing,
+        interview_state: d.interviewing ? 'IN_PROGRESS' : 'SUCCESSFUL',
+        definition: d.interviewing ? null : this.definition(d),
+        manufacturer: d.fixture.vendor,
+        model_id: d.fixture.zigbee_model,
+        power_source: d.fixture.power_source,
+        software_build_id: '1.0.7',
+        date_code: '20240101',
+      });
+    }
+    this.pub(`${this.base}/bridge/devices`, JSON.stringify(list), true);
+  }
+
+  private publishAvailability(d: SimDevice): void {
+    this.pub(
+      `${this.base}/${d.friendly}/availability`,
+      JSON.stringify({ state: d.online ? 'online' : 'offline' }),
+      true,
+    );
+  }
+
+  /** Publishes the device's full state (as Zigbee2MQTT does) with `extra` one-shot fields such as `action`. */
+  private publishState(d: SimDevice, extra: Record<string, unknown> = {}): void {
+    const { action: _drop, ...rest } = d.state;
+    this.pub(`${this.base}/${d.friendly}`, JSON.stringify({ ...rest, ...extra }), !('action' in extra));
+  }
+
+  private event(type: string, data: Record<string, unknown>): void {
+    this.pub(`${this.base}/bridge/event`, JSON.stringify({ type, data }));
+  }
+
+  private log(level: 'error' | 'warning' | 'info', message: string): void {
+    this.pub(`${this.base}/bridge/logging`, JSON.stringify({ level, message, namespace: 'z2m' }));
+  }
+
+  private respond(what: string, body: Record<string, unknown>, transaction: unknown): void {
+    this.pub(
+      `${this.base}/bridge/response/${what}`,
+      JSON.stringify({ ...body, ...(transaction !== undefined ? { transaction } : {}) }),
+    );
+  }
+
+  private later(ms: number, fn: () => void): void {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      fn();
+    }, ms);
+    this.timers.add(t);
+  }
+
+  private must(id: string): SimDevice {
+    const d = this.device(id);
+    if (!d) throw new Error(`no simulated device ${id}`);
+    return d;
+  }
+
+  // ---- the schedule ----
+
+  private tick(): void {
+    for (const d of this.devices.values()) {
+      if (d.interviewing || !d.online || this.rand() < 0.4) continue;
+      const change = drift(d.props, d.state, this.rand);
+      const action = d.props.find((p) => p.expose.name === 'action');
+      if (action && this.rand() < 0.15) {
+        const values = action.expose.values ?? [];
+        const v = values[Math.floor(this.rand() * values.length)];
+        if (v) change.action = v;
+      }
+      if (Object.keys(change).length === 0) continue;
+      const { action: a, ...rest } = change;
+      Object.assign(d.state, rest);
+      this.publishState(d, a !== undefined ? { action: a } : {});
+    }
+  }
+
+  // ---- requests ----
+
+  private onMessage(topic: string, text: string): void {
+    if (!topic.startsWith(`${this.base}/`)) return;
+    const rest = topic.slice(this.base.length + 1);
+    let msg: unknown = text;
+    try {
+      msg = text === '' ? '' : JSON.parse(text);
+    } catch {
+      // plain text payloads are allowed by Zigbee2MQTT
+    }
+    if (rest.startsWith('bridge/request/')) {
+      this.onRequest(rest.slice(15), msg);
+      return;
+    }
+    if (rest.endsWith('/set')) {
+      this.onSet(rest.slice(0, -4), msg);
+      return;
+    }
+    if (rest.endsWith('/get')) {
+      this.onGet(rest.slice(0, -4));
+      return;
+    }
+  }
+
+  private onRequest(what: string, msg: unknown): void {
+    const body = isObj(msg) ? msg : {};
+    const transaction = body.transaction;
+    if (what === 'permit_join') {
+      const time = typeof body.time === 'number' ? body.time : body.value === false || msg === false ? 0 : 254;
+      if (this.failPermitJoin) {
+        this.failPermitJoin = false;
+        this.respond(what, { data: {}, status: 'error', error: 'Failed to connect to the adapter' }, transaction);
+        return;
+      }
+      if (this.permitTimer) clearTimeout(this.permitTimer);
+      this.permitJoinEnd = time > 0 ? Date.now() + Math.min(time, 254) * 1000 : 0;
+      this.respond(what, { data: { time }, status: 'ok' }, transaction);
+      this.publishInfo();
+      if (time > 0) {
+        this.permitTimer = setTimeout(() => {
+          this.permitJoinEnd = 0;
+          this.publishInfo();
+        }, Math.min(time, 254) * 1000);
+        for (let i = 0; i < (this.opts.joinsPerWindow ?? 1); i++)
+          this.later((this.opts.joinDelayMs ?? 3000) * (i + 1), () => {
+            if (this.permitJoinOpen()) this.join();
+          });
+      }
+      return;
+    }
+    if (what === 'device/remove') {
+      const id = typeof msg === 'string' ? msg : String(body.id ?? '');
+      const d = this.device(id);
+      if (!d) {
+        this.respond(what, { data: {}, status: 'error', error: `Device '${id}' does not exist` }, transaction);
+        return;
+      }
+      if (d.failRemove) {
+        this.respond(
+          what,
+          {
+            data: {},
+            status: 'error',
+            error: `Failed to remove device '${d.friendly}' (block: false, force: false) (Error: Timeout - ${d.ieee} - 1 - mgmtLeaveRequest after 10000ms)`,
+          },
+          transaction,
+        );
+        return;
+      }
+      this.devices.delete(d.ieee);
+      this.pub(`${this.base}/${d.friendly}`, '', true);
+      this.pub(`${this.base}/${d.friendly}/availability`, '', true);
+      this.respond(what, { data: { id, block: false, force: body.force === true }, status: 'ok' }, transaction);
+      this.publishDevices();
+      return;
+    }
+    if (what === 'device/rename') {
+      const d = this.device(String(body.from ?? ''));
+      if (!d || typeof body.to !== 'string') {
+        this.respond(
+          what,
+          { data: {}, status: 'error', error: `Device '${String(body.from)}' does not exist` },
+          transaction,
+        );
+        return;
+      }
+      const from = d.friendly;
+      this.rename(d.ieee, body.to);
+      this.respond(what, { data: { from, to: body.to }, status: 'ok' }, transaction);
+      return;
+    }
+    this.respond(
+      what,
+      { data: {}, status: 'error', error: `Request '${what}' is not supported by the simulator` },
+      transaction,
+    );
+  }
+
+  private onGet(friendly: string): void {
+    const d = this.list().find((x) => x.friendly === friendly);
+    if (!d?.online) return;
+    this.later(this.opts.responseDelayMs ?? 0, () => this.publishState(d));
+  }
+
+  private onSet(friendly: string, msg: unknown): void {
+    const d = this.list().find((x) => x.friendly === friendly);
+    if (!d || !isObj(msg)) return;
+    const first = Object.keys(msg)[0] ?? 'state';
+    if (!d.online || d.failSet) {
+      // A device that does not answer: Zigbee2MQTT logs the failure after its own timeout.
+      this.later(this.opts.responseDelayMs ?? 0, () =>
+        this.log(
+          'error',
+          `Publish 'set' '${first}' to '${d.friendly}' failed: 'Error: ZCL command ${d.ieee}/1 failed (Timeout - ${d.ieee} - 1 - no response)'`,
+        ),
+      );
+      return;
+    }
+    for (const [k, v] of Object.entries(msg)) {
+      if (!this.apply(d, k, v)) this.log('error', `No converter available for '${k}' (${JSON.stringify(v)})`);
+    }
+    this.later(this.opts.responseDelayMs ?? 0, () => this.publishState(d));
+  }
+
+  /** Applies one `/set` key as the device would; false when the device has no such settable property. */
+  private apply(d: SimDevice, key: string, v: unknown): boolean {
+    const step = /^(brightness|color_temp)_step(?:_(.+))?$/.exec(key);
+    if (step && typeof v === 'number') {
+      const prop = step[2] ? `${step[1]}_${step[2]}` : (step[1] as string);
+      const p = d.props.find((x) => x.property === prop);
+      if (!p) return false;
+      return this.apply(d, prop, ((d.state[prop] as number) ?? 0) + v);
+    }
+    const p = d.props.find((x) => x.property === key && ((x.expose.access ?? 0) & ACCESS_SET) !== 0);
+    if (!p) return false;
+    const e = p.expose;
+    if (e.type === 'binary') {
+      const s = typeof v === 'string' ? v.toUpperCase() : v;
+      const on = typeof e.value_on === 'string' ? e.value_on.toUpperCase() : e.value_on;
+      const off = typeof e.value_off === 'string' ? e.value_off.toUpperCase() : e.value_off;
+      if (s === 'TOGGLE') d.state[key] = d.state[key] === e.value_on ? e.value_off : e.value_on;
+      else if (s === on) d.state[key] = e.value_on;
+      else if (s === off) d.state[key] = e.value_off;
+      else return false;
+      if (e.name === 'state' && p.parent === 'switch' && d.state[key] === e.value_off) {
+        if (typeof d.state.power === 'number') d.state.power = 0;
+        if (typeof d.state.current === 'number') d.state.current = 0;
+      }
+      return true;
+    }
+    if (e.type === 'numeric' && typeof v === 'number') {
+      let n = v;
+      if (typeof e.value_min === 'number') n = Math.max(e.value_min, n);
+      if (typeof e.value_max === 'number') n = Math.min(e.value_max, n);
+      d.state[key] = n;
+      if (e.name === 'position' && p.parent === 'cover') {
+        const st = d.props.find((x) => x.parent === 'cover' && x.expose.name === 'state');
+        if (st) d.state[st.property] = n > 0 ? 'OPEN' : 'CLOSE';
+      }
+      if (e.name === 'brightness' && p.parent === 'light') {
+        const st = d.props.find(
+          (x) => x.parent === 'light' && x.expose.name === 'state' && x.expose.endpoint === e.endpoint,
+        );
+        if (st) d.state[st.property] = n > 0 ? st.expose.value_on : st.expose.value_off;
+      }
+      return true;
+    }
+    if (e.type === 'enum') {
+      const val = e.values?.find((x) => x.toLowerCase() === String(v).toLowerCase());
+      if (val === undefined) return false;
+      if (e.name === 'identify') return true;
+      if (p.parent === 'cover' && e.name === 'state') {
+        const pos = d.props.find((x) => x.parent === 'cover' && x.expose.name === 'position');
+        if (val === 'STOP') return true;
+        d.state[key] = val;
+        if (pos) d.state[pos.property] = val === 'OPEN' ? 100 : 0;
+        return true;
+      }
+      d.state[key] = val;
+      return true;
+    }
+    if (e.type === 'composite' && key === 'color' && isObj(v)) {
+      let rgb: { red: number; green: number; blue: number } | undefined;
+      if (typeof v.r === 'number' && typeof v.g === 'number' && typeof v.b === 'number')
+        rgb = { red: v.r, green: v.g, blue: v.b };
+      else if (typeof v.x === 'number' && typeof v.y === 'number') rgb = xyToRgb(v.x, v.y);
+      else if (typeof v.hue === 'number' && typeof v.saturation === 'number') rgb = hsToRgb(v.hue, v.saturation);
+      else if (typeof v.hex === 'string' && /^#?[0-9a-f]{6}$/i.test(v.hex)) {
+        const h = v.hex.replace('#', '');
+        rgb = {
+          red: Number.parseInt(h.slice(0, 2), 16),
+          green: Number.parseInt(h.slice(2, 4), 16),
+          blue: Number.parseInt(h.slice(4, 6), 16),
+        };
+      }
+      if (!rgb) return false;
+      const hasHs = d.props.some((x) => x.expose.name === 'color_hs');
+      d.state.color = { ...rgbToXy(rgb), ...(hasHs ? rgbToHs(rgb) : {}) };
+      d.state.color_mode = 'xy';
+      return true;
+    }
+    return false;
+  }
+}
+
+function hash(s: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h >>> 0;
+}

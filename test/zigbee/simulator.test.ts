@@ -1,0 +1,203 @@
+/**
+ * The simulated network speaks Zigbee2MQTT's MQTT API: checked with a bare MQTT client on the
+ * embedded broker (127.0.0.1), and through the gateway in its default `sim` mode.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import mqtt, { type MqttClient } from 'mqtt';
+import { type SimNetwork, startSimNetwork } from '../../src/drivers/zigbee-sim/index.ts';
+import { api, getToken, startGateway } from '../helpers/gateway.ts';
+
+interface Msg {
+  topic: string;
+  text: string;
+  json: any;
+  retain: boolean;
+}
+
+async function watch(
+  url: string,
+  topic: string,
+): Promise<{ client: MqttClient; msgs: Msg[]; next(pred: (m: Msg) => boolean): Promise<Msg> }> {
+  const client = await mqtt.connectAsync(url, { reconnectPeriod: 0 });
+  const msgs: Msg[] = [];
+  const waiters = new Set<() => void>();
+  client.on('message', (t, p, packet) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(p.toString());
+    } catch {
+      json = undefined;
+    }
+    msgs.push({ topic: t, text: p.toString(), json, retain: packet.retain });
+    for (const w of waiters) w();
+  });
+  await client.subscribeAsync(topic);
+  return {
+    client,
+    msgs,
+    next(pred) {
+      const found = msgs.find(pred);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no such message')), 10_000);
+        const w = () => {
+          const m = msgs.find(pred);
+          if (!m) return;
+          clearTimeout(timer);
+          waiters.delete(w);
+          resolve(m);
+        };
+        waiters.add(w);
+      });
+    },
+  };
+}
+
+describe('the simulated Zigbee2MQTT', () => {
+  let net: SimNetwork;
+  let w: Awaited<ReturnType<typeof watch>>;
+  before(async () => {
+    net = await startSimNetwork({
+      baseTopics: ['zigbee2mqtt'],
+      devices: 16,
+      sim: { reportIntervalMs: 20, joinDelayMs: 10, interviewMs: 10 },
+    });
+    w = await watch(net.url, 'zigbee2mqtt/#');
+  });
+  after(async () => {
+    await w?.client.endAsync();
+    await net?.stop();
+  });
+
+  it('publishes retained bridge/state, bridge/info, bridge/devices and availability', async () => {
+    assert.ok(net.url.startsWith('mqtt://127.0.0.1:'));
+    const state = await w.next((m) => m.topic === 'zigbee2mqtt/bridge/state');
+    assert.deepEqual(state.json, { state: 'online' });
+    const info = await w.next((m) => m.topic === 'zigbee2mqtt/bridge/info');
+    assert.equal(info.json.permit_join, false);
+    const devices = await w.next((m) => m.topic === 'zigbee2mqtt/bridge/devices');
+    assert.ok(devices.retain);
+    assert.equal(devices.json.length, 17);
+    assert.equal(devices.json[0].type, 'Coordinator');
+    for (const d of devices.json.slice(1)) {
+      assert.equal(d.interview_state, 'SUCCESSFUL');
+      assert.ok(Array.isArray(d.definition.exposes));
+      await w.next((m) => m.topic === `zigbee2mqtt/${d.friendly_name}/availability` && m.json.state === 'online');
+    }
+  });
+
+  it('reports plausible changing sensor values on a schedule', async () => {
+    const sensor = net
+      .sim()
+      .list()
+      .find((d) => d.fixture.model === 'WSDCGQ11LM');
+    assert.ok(sensor);
+    const first = await w.next(
+      (m) => m.topic === `zigbee2mqtt/${sensor.friendly}` && typeof m.json?.temperature === 'number',
+    );
+    const changed = await w.next(
+      (m) =>
+        m.topic === `zigbee2mqtt/${sensor.friendly}` &&
+        typeof m.json?.temperature === 'number' &&
+        m.json.temperature !== first.json.temperature,
+    );
+    assert.ok(changed.json.temperature >= 15 && changed.json.temperature <= 30);
+    assert.ok(changed.json.humidity >= 0 && changed.json.humidity <= 100);
+  });
+
+  it('answers /set by changing state and republishing it, and logs keys it cannot convert', async () => {
+    const plug = net
+      .sim()
+      .list()
+      .find((d) => d.fixture.model === 'ZNCZ02LM');
+    assert.ok(plug);
+    w.client.publish(`zigbee2mqtt/${plug.friendly}/set`, JSON.stringify({ state: 'on' }));
+    await w.next((m) => m.topic === `zigbee2mqtt/${plug.friendly}` && m.json?.state === 'ON');
+    w.client.publish(`zigbee2mqtt/${plug.friendly}/set`, JSON.stringify({ colour: 'blue' }));
+    const log = await w.next(
+      (m) => m.topic === 'zigbee2mqtt/bridge/logging' && /No converter available for 'colour'/.test(m.json?.message),
+    );
+    assert.equal(log.json.level, 'error');
+  });
+
+  it('answers permit_join with its transaction, then a device joins with an interview', async () => {
+    w.client.publish('zigbee2mqtt/bridge/request/permit_join', JSON.stringify({ time: 20, transaction: 'abc' }));
+    const res = await w.next((m) => m.topic === 'zigbee2mqtt/bridge/response/permit_join');
+    assert.deepEqual(res.json, { data: { time: 20 }, status: 'ok', transaction: 'abc' });
+    const joined = await w.next((m) => m.topic === 'zigbee2mqtt/bridge/event' && m.json.type === 'device_joined');
+    const ieee = joined.json.data.ieee_address;
+    const done = await w.next(
+      (m) =>
+        m.topic === 'zigbee2mqtt/bridge/event' &&
+        m.json.type === 'device_interview' &&
+        m.json.data.status === 'successful',
+    );
+    assert.equal(done.json.data.ieee_address, ieee);
+    assert.ok(done.json.data.definition.exposes.length > 0);
+    w.client.publish('zigbee2mqtt/bridge/request/permit_join', JSON.stringify({ time: 0 }));
+    await w.next(
+      (m) =>
+        m.topic === 'zigbee2mqtt/bridge/info' &&
+        m.json.permit_join === false &&
+        w.msgs.indexOf(m) > w.msgs.indexOf(done),
+    );
+  });
+
+  it('answers device/remove, with an error for an unknown device', async () => {
+    w.client.publish('zigbee2mqtt/bridge/request/device/remove', JSON.stringify({ id: '0xdeadbeef', transaction: 7 }));
+    const res = await w.next(
+      (m) => m.topic === 'zigbee2mqtt/bridge/response/device/remove' && m.json.transaction === 7,
+    );
+    assert.equal(res.json.status, 'error');
+    assert.match(res.json.error, /does not exist/);
+  });
+
+  it('holds 200 devices for the benchmark', async () => {
+    const big = await startSimNetwork({ baseTopics: ['big'], devices: 200, sim: { reportIntervalMs: 0 } });
+    try {
+      const b = await watch(big.url, 'big/bridge/devices');
+      const devices = await b.next(() => true);
+      assert.equal(devices.json.length, 201);
+      await b.client.endAsync();
+    } finally {
+      await big.stop();
+    }
+  });
+});
+
+describe('the gateway in its default sim mode', () => {
+  it('comes up with the simulated devices of every family', async () => {
+    const g = await startGateway({ settings: { zigbee: { mode: 'sim', sim_devices: 16 } } });
+    try {
+      const token = await getToken(g);
+      let devices: any[] = [];
+      const end = Date.now() + 15_000;
+      while (devices.length < 16 && Date.now() < end) {
+        devices = (await api(g.url, 'GET', '/open-api/v2/rest/devices', { token })).json.data.device_list;
+        if (devices.length < 16) await new Promise((r) => setTimeout(r, 25));
+      }
+      assert.equal(devices.length, 16);
+      const categories = new Set(devices.map((d) => d.display_category));
+      for (const c of [
+        'plug',
+        'switch',
+        'light',
+        'curtain',
+        'thermostat',
+        'contactSensor',
+        'motionSensor',
+        'waterLeakDetector',
+        'smokeDetector',
+        'temperatureAndHumiditySensor',
+        'button',
+        'fanLight',
+        'sensor',
+      ])
+        assert.ok(categories.has(c), `category ${c}`);
+    } finally {
+      await g.stop();
+      g.cleanup();
+    }
+  });
+});
