@@ -11,7 +11,10 @@ const want = createHash('sha256').update(lock).digest('hex');
 const stamp = 'node_modules/.opencube-deps';
 const have = existsSync(stamp) ? readFileSync(stamp, 'utf8').trim() : '';
 if (have !== want || !existsSync('node_modules/.bin/tsx')) {
-  console.error('opencube: installing dependencies (npm ci; better-sqlite3 builds from source, about 2 minutes)');
-  execSync('npm ci --no-audit --no-fund', { stdio: 'inherit' });
+  console.error('opencube: installing dependencies (better-sqlite3 builds from source: about 2 minutes)');
+  // `npm install` of the locked versions rather than `npm ci`: this registry does not serve the
+  // optional packages of other platforms (e.g. biome's), so the lock cannot list them and
+  // `npm ci` would refuse it as out of sync.
+  execSync('npm install --no-audit --no-fund --no-save', { stdio: 'inherit' });
   writeFileSync(stamp, `${want}\n`);
 }
