@@ -17,7 +17,9 @@ export const SETTINGS_END = '<!-- settings:end -->';
 
 /** The whole text of docs/errors.md. */
 export function errorsDoc(): string {
-  const codes = (Object.keys(errorMessages) as unknown as string[]).map(Number).sort((a, b) => a - b) as ErrorCodeValue[];
+  const codes = (Object.keys(errorMessages) as unknown as string[])
+    .map(Number)
+    .sort((a, b) => a - b) as ErrorCodeValue[];
   const lines = [
     '# Errors',
     '',

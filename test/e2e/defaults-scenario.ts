@@ -20,7 +20,10 @@ gateway.stderr.on('data', (c) => {
 const exited = new Promise<number | null>((done) => gateway.on('exit', (code) => done(code)));
 
 async function json(path: string, init: RequestInit = {}): Promise<any> {
-  const res = await fetch(`${base}${path}`, { ...init, headers: { 'Content-Type': 'application/json', ...init.headers } });
+  const res = await fetch(`${base}${path}`, {
+    ...init,
+    headers: { 'Content-Type': 'application/json', ...init.headers },
+  });
   return res.json();
 }
 

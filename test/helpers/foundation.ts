@@ -89,7 +89,6 @@ export interface ApiAnswer {
   status: number;
   headers: Headers;
   text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: test code reads arbitrary JSON answers
   json: any;
 }
 

@@ -23,7 +23,12 @@ describe('settings', () => {
   });
 
   test('the environment overrides defaults and flags override the environment', () => {
-    const env = { OPENCUBE_PORT: '9000', OPENCUBE_NAME: 'attic', OPENCUBE_MDNS: 'false', OPENCUBE_ZIGBEE_BASE_TOPICS: 'a, b' };
+    const env = {
+      OPENCUBE_PORT: '9000',
+      OPENCUBE_NAME: 'attic',
+      OPENCUBE_MDNS: 'false',
+      OPENCUBE_ZIGBEE_BASE_TOPICS: 'a, b',
+    };
     const fromEnv = loadSettings({ env });
     assert.equal(fromEnv.port, 9000);
     assert.equal(fromEnv.name, 'attic');
@@ -36,12 +41,24 @@ describe('settings', () => {
   });
 
   const bad: [string, Record<string, string>, RegExp][] = [
-    ['a port that is not a number', { OPENCUBE_PORT: 'eighty' }, /port \(from environment OPENCUBE_PORT\): "eighty" is not an integer/],
+    [
+      'a port that is not a number',
+      { OPENCUBE_PORT: 'eighty' },
+      /port \(from environment OPENCUBE_PORT\): "eighty" is not an integer/,
+    ],
     ['a port above 65535', { OPENCUBE_PORT: '70000' }, /port .*70000 is above max 65535/],
     ['an unknown Zigbee mode', { OPENCUBE_ZIGBEE_MODE: 'zha' }, /zigbee\.mode .*"zha" is not one of sim, z2m, off/],
     ['a boolean that is not one', { OPENCUBE_MDNS: 'maybe' }, /mdns .*"maybe" is not a boolean/],
-    ['a link window longer than the spec allows', { OPENCUBE_LINK_WINDOW_SECONDS: '301' }, /link_window_seconds .*above max 300/],
-    ['an empty list of base topics', { OPENCUBE_ZIGBEE_BASE_TOPICS: ' , ' }, /zigbee\.base_topics .*needs at least one value/],
+    [
+      'a link window longer than the spec allows',
+      { OPENCUBE_LINK_WINDOW_SECONDS: '301' },
+      /link_window_seconds .*above max 300/,
+    ],
+    [
+      'an empty list of base topics',
+      { OPENCUBE_ZIGBEE_BASE_TOPICS: ' , ' },
+      /zigbee\.base_topics .*needs at least one value/,
+    ],
   ];
   for (const [what, env, message] of bad) {
     test(`refuses ${what} with a message naming the setting`, () => {
