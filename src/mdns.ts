@@ -19,7 +19,10 @@ export function mdnsHostName(settings: Settings): string {
 /** Advertises the gateway as `_ewelink._tcp` (optionally on one interface only, e.g. loopback in tests). */
 export function startMdns(settings: Settings, port: number, log: Logger): MdnsHandle {
   // The options go to multicast-dns, whose `interface` the bonjour types do not declare.
-  const mdnsOptions = settings.mdns_interface ? { interface: settings.mdns_interface, loopback: true } : {};
+  // Bound to 0.0.0.0 even with an interface: a socket bound to a unicast address receives no multicast.
+  const mdnsOptions = settings.mdns_interface
+    ? { interface: settings.mdns_interface, bind: '0.0.0.0', loopback: true }
+    : {};
   const bonjour = new Bonjour(mdnsOptions as ConstructorParameters<typeof Bonjour>[0], (err: unknown) =>
     log.warn({ err }, 'mDNS failed; the gateway still answers by IP'),
   );

@@ -8,6 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Bonjour } from 'bonjour-service';
 
 const base = 'http://127.0.0.1:8081/open-api';
 const dataDir = mkdtempSync(join(tmpdir(), 'opencube-e2e-'));
@@ -44,6 +45,20 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 60_
 const seen: Record<string, unknown> = {};
 try {
   seen.bridge = await until('GET bridge', () => json('/v1/rest/bridge'));
+  // Discovery as clients do it: browse for _ewelink._tcp (the namespace's loopback is the only link).
+  const bonjour = new Bonjour();
+  seen.mdns = await until(
+    'the mDNS advertisement',
+    async () => {
+      const found: { host: string; port: number }[] = [];
+      const browser = bonjour.find({ type: 'ewelink' }, (s) => found.push({ host: s.host, port: s.port }));
+      await new Promise((r) => setTimeout(r, 1500));
+      browser.stop();
+      return found[0];
+    },
+    20_000,
+  );
+  bonjour.destroy();
   seen.before = await json('/v2/rest/bridge/access_token?app_name=e2e');
   const link = spawnSync(process.execPath, [bin, 'link', '--data-dir', dataDir], { encoding: 'utf8' });
   seen.link = link.stdout.trim();

@@ -7,14 +7,19 @@ import { test } from 'node:test';
 // (0.0.0.0:8081, mDNS on, simulated Zigbee) and nothing can leave the machine.
 const canUnshare = spawnSync('unshare', ['-n', 'true']).status === 0;
 
-test('npm start alone: the gateway comes up with the simulator; link, token, devices and their reports on the stream', {
+test('npm start alone: the gateway comes up with the simulator and mDNS; link, token, devices and their reports on the stream', {
   skip: canUnshare ? false : 'unshare -n is not permitted here (needs root)',
   timeout: 180_000,
 }, () => {
   const scenario = join(import.meta.dirname, 'defaults-scenario.ts');
   const r = spawnSync(
     'unshare',
-    ['-n', 'sh', '-c', `ip link set lo up && exec "${process.execPath}" --import tsx "${scenario}"`],
+    [
+      '-n',
+      'sh',
+      '-c',
+      `ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && exec "${process.execPath}" --import tsx "${scenario}"`,
+    ],
     { encoding: 'utf8', timeout: 170_000 },
   );
   const last = r.stdout.trim().split('\n').pop() ?? '';
