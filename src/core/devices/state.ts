@@ -9,6 +9,12 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/**
+ * Capabilities whose report is an event, not a lasting state: a second identical `press` is a
+ * second press of the button, and scenes must see it.
+ */
+const MOMENTARY = new Set(['press', 'multi-press']);
+
 /** Capability names that have a `name` level on this device, with their names. */
 export function namedLevels(caps: readonly CapabilityObject[]): Map<string, Set<string>> {
   const named = new Map<string, Set<string>>();
@@ -25,7 +31,7 @@ export function namedLevels(caps: readonly CapabilityObject[]): Map<string, Set<
  * Merges `report` into `current` and returns the merged state and what changed, shaped like a
  * report (`{toggle:{2:{toggleState:'on'}}}`), holding the whole merged value of each changed
  * capability (or of each changed name of a named capability). `changed` is empty when the
- * report repeats what is known.
+ * report repeats what is known, except for momentary capabilities (presses), which always count.
  */
 export function mergeState(
   current: Record<string, unknown>,
@@ -44,7 +50,7 @@ export function mergeState(
       for (const [name, fields] of Object.entries(value)) {
         const prev = base[name];
         const next = isObject(prev) && isObject(fields) ? { ...prev, ...fields } : fields;
-        if (!isDeepStrictEqual(prev, next)) {
+        if (MOMENTARY.has(cap) || !isDeepStrictEqual(prev, next)) {
           base[name] = next;
           diff[name] = next;
         }
@@ -56,7 +62,7 @@ export function mergeState(
       continue;
     }
     const next = isObject(old) && isObject(value) ? { ...old, ...value } : value;
-    if (!isDeepStrictEqual(old, next)) {
+    if (MOMENTARY.has(cap) || !isDeepStrictEqual(old, next)) {
       state[cap] = next;
       changed[cap] = next;
     }

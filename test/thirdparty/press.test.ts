@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { endpoint, getToken, sendEvent, startGateway } from '../helpers/gateway.ts';
+import { openEvents } from '../helpers/sse.ts';
+
+test('each press of a button reaches the stream, also the same press twice, while repeated states do not', async (t) => {
+  const g = await startGateway();
+  const token = await getToken(g, 'buttons');
+  const stream = await openEvents(g.url, token);
+  t.after(async () => {
+    stream.close();
+    await g.stop();
+    g.cleanup();
+  });
+  const button = endpoint('btn-1', 'http://127.0.0.1:9/', {
+    display_category: 'button',
+    capabilities: [
+      { capability: 'press', permission: '0100' },
+      { capability: 'multi-press', permission: '0100', name: '1' },
+      { capability: 'battery', permission: '0100' },
+    ],
+    state: { battery: { battery: 90 } },
+  });
+  const sync = await sendEvent(g, token, 'DiscoveryRequest', { endpoints: [button] });
+  const serial = sync.json.payload.endpoints[0].serial_number as string;
+  const report = (state: Record<string, unknown>) =>
+    sendEvent(g, token, 'DeviceStatesChangeReport', { state }, { endpoint: { serial_number: serial } });
+  await report({ press: { press: 'singlePress' } });
+  await report({ press: { press: 'singlePress' } });
+  await report({ 'multi-press': { '1': { press: 'doublePress' } } });
+  await report({ 'multi-press': { '1': { press: 'doublePress' } } });
+  await report({ battery: { battery: 90 } });
+  await report({ battery: { battery: 89 } });
+  await stream.waitFor((e) => e.type === 'updateDeviceState' && e.data.payload.battery?.battery === 89);
+  const payloads = stream
+    .of('updateDeviceState')
+    .filter((e) => e.data.endpoint.serial_number === serial)
+    .map((e) => e.data.payload);
+  assert.deepEqual(payloads, [
+    { press: { press: 'singlePress' } },
+    { press: { press: 'singlePress' } },
+    { 'multi-press': { '1': { press: 'doublePress' } } },
+    { 'multi-press': { '1': { press: 'doublePress' } } },
+    { battery: { battery: 89 } },
+  ]);
+});
