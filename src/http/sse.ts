@@ -23,8 +23,19 @@ export interface SseOptions {
 /** Name of the event that tells a resuming client some events are gone (see docs/api.md). */
 export const GAP_EVENT = 'eventsLost';
 
+/**
+ * Characters JSON.stringify leaves raw that some stream clients take for line breaks (Python's
+ * str.splitlines, used by the sseclient library, splits on them): escaped, so that every event is
+ * read as ONE data line (COMPAT.md). The escaped JSON parses to the same value.
+ */
+const LINE_BREAKS = /[\u0085\u2028\u2029]/g;
+
+function escapeLineBreak(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
 function frame(id: number, name: string, json: string): string {
-  return `id: ${id}\nevent: ${name}\ndata: ${json}\n\n`;
+  return `id: ${id}\nevent: ${name}\ndata: ${json.replace(LINE_BREAKS, escapeLineBreak)}\n\n`;
 }
 
 /**

@@ -1,26 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import {
-  api,
-  endpoint,
-  getToken,
-  type Service,
-  type StartedGateway,
-  sendEvent,
-  startGateway,
-  startService,
-} from '../helpers/gateway.ts';
+import { call, listDevices, startGateway, type TestGateway } from '../helpers/foundation.ts';
 import { type EventStream, openEvents } from '../helpers/sse.ts';
+import { endpoint, type Service, sendEvent, startService } from '../helpers/thirdparty.ts';
 
 describe('third-party events (T1)', () => {
-  let g: StartedGateway;
+  let g: TestGateway;
   let token: string;
   let service: Service;
   let stream: EventStream;
 
   before(async () => {
     g = await startGateway();
-    token = await getToken(g, 'tasmota-sync');
+    token = await g.linkToken('tasmota-sync');
     service = await startService();
     stream = await openEvents(g.url, token);
   });
@@ -28,11 +20,9 @@ describe('third-party events (T1)', () => {
     stream.close();
     await g.stop();
     await service.close();
-    g.cleanup();
   });
 
-  const list = async () =>
-    (await api(g.url, 'GET', '/open-api/v2/rest/devices', { token })).json.data.device_list as any[];
+  const list = () => listDevices(g.url, token);
 
   test('a DiscoveryRequest with several endpoints adds them all, listed before the reply is read', async () => {
     const tags = {
@@ -86,13 +76,13 @@ describe('third-party events (T1)', () => {
   });
 
   test('another token with the same third_serial_number gets its own device', async () => {
-    const other = await getToken(g, 'other-app');
+    const other = await g.linkToken('other-app');
     const r = await sendEvent(g, other, 'DiscoveryRequest', { endpoints: [endpoint('a-1', service.url)] });
     assert.equal(r.json.header.name, 'Response');
     const mine = (await list()).filter((x) => x.third_serial_number === 'a-1');
     assert.equal(mine.length, 2);
     assert.deepEqual(mine.map((d) => d.app_name).sort(), ['other-app', 'tasmota-sync']);
-    const del = await api(g.url, 'DELETE', `/open-api/v2/rest/devices/${r.json.payload.endpoints[0].serial_number}`, {
+    const del = await call(g.url, 'DELETE', `/open-api/v2/rest/devices/${r.json.payload.endpoints[0].serial_number}`, {
       token,
     });
     assert.equal(del.json.error, 0);
@@ -117,7 +107,7 @@ describe('third-party events (T1)', () => {
       ],
       [endpoint('x', service.url, { manufacturer: undefined }), /manufacturer: required/],
       [endpoint('', service.url), /third_serial_number: must not be empty/],
-      [endpoint('x', service.url, { tags: { temperature_unit: 'k' } }), /tags\.temperature_unit/],
+      [endpoint('x', service.url, { tags: 'blue' }), /payload\.endpoints\.1\.tags: expected an object/],
     ];
     for (const [bad, message] of cases) {
       const r = await sendEvent(g, token, 'DiscoveryRequest', { endpoints: [endpoint('ok-1', service.url), bad] });
@@ -127,6 +117,16 @@ describe('third-party events (T1)', () => {
       assert.match(r.json.payload.description, message);
     }
     assert.equal((await list()).length, count, 'nothing was added');
+  });
+
+  test('tags that bend spec 2.7 (a numeric toggle label, an odd temperature_unit) are kept verbatim', async () => {
+    const tags = { toggle: { '1': 5 }, temperature_unit: 'k' };
+    const r = await sendEvent(g, token, 'DiscoveryRequest', {
+      endpoints: [endpoint('odd-tags', service.url, { tags })],
+    });
+    assert.equal(r.json.header.name, 'Response');
+    const d = (await list()).find((x) => x.third_serial_number === 'odd-tags');
+    assert.deepEqual(d.tags, tags);
   });
 
   test('replies keep the event shape: message_id echoed ("" when absent), version echoed', async () => {
@@ -144,7 +144,7 @@ describe('third-party events (T1)', () => {
     );
     assert.deepEqual(r2.json, { header: { name: 'Response', message_id: id, version: '2' }, payload: {} });
 
-    const bare = await api(g.url, 'POST', '/open-api/v2/rest/thirdparty/event', {
+    const bare = await call(g.url, 'POST', '/open-api/v2/rest/thirdparty/event', {
       token,
       body: {
         event: {
@@ -157,7 +157,7 @@ describe('third-party events (T1)', () => {
     assert.equal(bare.json.header.message_id, '');
     assert.equal(bare.json.header.name, 'Response');
 
-    const notJson = await api(g.url, 'POST', '/open-api/v2/rest/thirdparty/event', { token, raw: '{"event":' });
+    const notJson = await call(g.url, 'POST', '/open-api/v2/rest/thirdparty/event', { token, body: '{"event":' });
     assert.equal(notJson.status, 200);
     assert.equal(notJson.json.header.name, 'ErrorResponse');
     assert.equal(notJson.json.payload.type, 'INVALID_PARAMETERS');
@@ -370,7 +370,7 @@ describe('third-party events (T1)', () => {
       name: 'Piper',
     });
     assert.equal(again.json.payload.engine_id, r.json.payload.engine_id, 're-registering keeps the id');
-    const engines = await api(g.url, 'GET', '/open-api/v1/rest/tts/engines', { token });
+    const engines = await call(g.url, 'GET', '/open-api/v1/rest/tts/engines', { token });
     assert.deepEqual(engines.json, {
       error: 0,
       data: { engines: [{ id: r.json.payload.engine_id, name: 'Piper' }] },

@@ -132,9 +132,8 @@ export class ThirdPartyInbox implements DeviceEventInbox {
       if (!caps.ok) errors.push(...caps.errors);
       let tags: Record<string, unknown> | undefined;
       if (e.tags !== undefined && e.tags !== null) {
-        const t = validateTags(e.tags, `${p}.tags`);
-        if (t.ok) tags = e.tags as Record<string, unknown>;
-        else errors.push(...t.errors);
+        if (isObject(e.tags)) tags = this.verbatimTags(e.tags, `${p}.tags`);
+        else errors.push(`${p}.tags: expected an object, got ${fmt(e.tags)}`);
       }
       if (e.state !== undefined && e.state !== null && !isObject(e.state))
         errors.push(`${p}.state: expected an object, got ${fmt(e.state)}`);
@@ -245,12 +244,21 @@ export class ThirdPartyInbox implements DeviceEventInbox {
     let tags: Record<string, unknown> | null | undefined;
     if (payload.tags === null) tags = null;
     else if (payload.tags !== undefined) {
-      const t = validateTags(payload.tags, 'payload.tags');
-      if (t.ok) tags = payload.tags as Record<string, unknown>;
-      else errors.push(...t.errors);
+      if (isObject(payload.tags)) tags = this.verbatimTags(payload.tags, 'payload.tags');
+      else errors.push(`payload.tags: expected an object, got ${fmt(payload.tags)}`);
     }
     if (errors.length > 0) return invalid(errors);
     this.host.infoUpdated(d.serial_number, { capabilities, tags });
     return { ok: true, payload: {} };
+  }
+
+  /**
+   * Tags are the provider's own data and round-trip verbatim (COMPAT.md): keys of fixed meaning
+   * (`toggle`, `temperature_unit`) that do not follow spec 2.7 are kept and only logged.
+   */
+  private verbatimTags(tags: Record<string, unknown>, path: string): Record<string, unknown> {
+    const t = validateTags(tags, path);
+    if (!t.ok) this.log?.warn({ warnings: t.errors }, 'tags kept verbatim although they do not follow spec 2.7');
+    return tags;
   }
 }
