@@ -5,56 +5,21 @@
  * so that a busy machine disturbs both alike. Target: the gateway does at least 0.7 of the bare
  * server's requests per second.
  */
-import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createGateway } from '../src/gateway.ts';
-import { loadSettings } from '../src/settings/index.ts';
-import { report } from './lib.ts';
+import { type LoadResult, listen, report, startBenchGateway, startLoadClient } from './lib.ts';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PATH = '/open-api/v2/rest/bridge';
 
-interface LoadResult {
-  rps: number;
-  count: number;
-  errors: number;
-  p50: number;
-  p99: number;
-}
+const loader = startLoadClient();
+const load = (origin: string, durationMs = DURATION_MS) =>
+  loader.run({ origin, path: PATH, connections: CONNECTIONS, durationMs, warmupMs: 300 });
 
-const here = dirname(fileURLToPath(import.meta.url));
-const loader = fork(join(here, 'load-client.ts'), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
-
-function load(origin: string, durationMs = DURATION_MS): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    loader.once('message', (m: { ok: boolean; result?: LoadResult; error?: string }) =>
-      m.ok ? resolve(m.result as LoadResult) : reject(new Error(m.error)),
-    );
-    loader.send({ origin, path: PATH, connections: CONNECTIONS, durationMs, warmupMs: 300 });
-  });
-}
-
-const dataDir = mkdtempSync(join(tmpdir(), 'opencube-bench-'));
-const gateway = createGateway(
-  loadSettings({
-    overrides: {
-      port: 0,
-      host: '127.0.0.1',
-      mdns: false,
-      zigbee: { mode: 'off' },
-      data_dir: dataDir,
-      log_level: 'warn',
-    },
-  }),
-);
+const gateway = await startBenchGateway();
 try {
-  const gatewayUrl = await gateway.start();
+  const gatewayUrl = gateway.url;
   const sample = await fetch(`${gatewayUrl}${PATH}`);
   const bytes = Buffer.from(await sample.arrayBuffer());
   const type = sample.headers.get('content-type') ?? 'application/json; charset=utf-8';
@@ -63,9 +28,7 @@ try {
     res.writeHead(200, { 'content-type': type, 'content-length': bytes.length });
     res.end(bytes);
   });
-  await new Promise<void>((r) => bare.listen(0, '127.0.0.1', () => r()));
-  const addr = bare.address();
-  const bareUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  const bareUrl = await listen(bare);
   const check = Buffer.from(await (await fetch(`${bareUrl}${PATH}`)).arrayBuffer());
   if (!check.equals(bytes)) throw new Error('the bare server does not return the same bytes');
 
@@ -106,7 +69,6 @@ try {
   });
   if (errors > 0) process.exitCode = 1;
 } finally {
-  loader.kill();
+  loader.close();
   await gateway.stop();
-  rmSync(dataDir, { recursive: true, force: true });
 }

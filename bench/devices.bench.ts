@@ -5,16 +5,18 @@
  * - a T1 state report to event-stream delivery at 100 clients (p99) against a bare node:http SSE fan-out;
  * - resident memory with 1,000 devices and 100 stream clients.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Pool } from 'undici';
-import { createGateway } from '../src/gateway.ts';
-import { loadSettings } from '../src/settings/index.ts';
-import { measureRps, openRawStream } from './devices-load.ts';
-import { percentile, report } from './lib.ts';
+import {
+  epochNow,
+  listen,
+  percentile,
+  report,
+  type StreamClients,
+  startBenchGateway,
+  startLoadClient,
+  startStreamClients,
+} from './lib.ts';
 
 const DEVICES = 1000;
 const CLIENTS = 100;
@@ -27,11 +29,6 @@ function rss(): number {
   return process.memoryUsage().rss;
 }
 
-async function listen(server: ReturnType<typeof createServer>): Promise<string> {
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
 async function timed(n: number, fn: (i: number) => Promise<void>): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -42,22 +39,10 @@ async function timed(n: number, fn: (i: number) => Promise<void>): Promise<numbe
   return out;
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), 'opencube-bench-devices-'));
 const rssBefore = rss();
-const gw = createGateway(
-  loadSettings({
-    overrides: {
-      port: 0,
-      host: '127.0.0.1',
-      mdns: false,
-      data_dir: dataDir,
-      log_level: 'silent',
-      zigbee: { mode: 'off' },
-    },
-  }),
-);
-const url = await gw.start();
-const token = gw.tokens.create('bench');
+const gw = await startBenchGateway();
+const url = gw.url;
+const token = gw.token('bench');
 const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 const gwPool = new Pool(url, { connections: 4 });
 const rssEmpty = rss();
@@ -105,14 +90,10 @@ const synced = await event('DiscoveryRequest', { endpoints });
 const serials: string[] = synced.payload.endpoints.map((e: { serial_number: string }) => e.serial_number);
 if (serials.length !== DEVICES) throw new Error(`sync failed: ${JSON.stringify(synced).slice(0, 300)}`);
 
-// 100 stream clients, each counting deliveries of a marker.
-let waiting: { marker: string; left: number; done: () => void } | undefined;
-const onChunk = (text: string) => {
-  if (waiting && text.includes(waiting.marker) && --waiting.left === 0) waiting.done();
-};
-const gwStreams = await Promise.all(
-  Array.from({ length: CLIENTS }, () => openRawStream(`${url}/open-api/v2/sse/bridge?access_token=${token}`, onChunk)),
-);
+// 100 stream clients (in their own process); the marker of an event is its brightness.
+const BRIGHTNESS = /"brightness":(\d+)\}/;
+const gwStreams = startStreamClients();
+await gwStreams.open(`${url}/open-api/v2/sse/bridge?access_token=${token}`, CLIENTS, BRIGHTNESS);
 const rssLoaded = rss();
 report('memory: resident with 1,000 devices and 100 stream clients, over the empty gateway', rssLoaded / rssEmpty, {
   rss_process_start_mb: mb(rssBefore),
@@ -130,18 +111,27 @@ const bare = createServer((_req, res) => {
 });
 const bareUrl = await listen(bare);
 // Alternating runs, best of each: the machine is shared, so a single run is noisy.
+const loader = startLoadClient();
 const bareRps = { rps: 0, failed: 0 };
 const gwRps = { rps: 0, failed: 0 };
 for (let round = 0; round < 3; round++) {
-  for (const [target, into] of [
+  for (const [origin, into] of [
     [bareUrl, bareRps],
     [url, gwRps],
   ] as const) {
-    const r = await measureRps(target, '/open-api/v2/rest/devices', auth, 16, 2000);
+    const r = await loader.run({
+      origin,
+      path: '/open-api/v2/rest/devices',
+      headers: auth,
+      connections: 16,
+      warmupMs: 300,
+      durationMs: 1700,
+    });
     into.rps = Math.max(into.rps, r.rps);
-    into.failed += r.failed;
+    into.failed += r.errors;
   }
 }
+loader.close();
 report(
   'D3 devices list (1,000 devices) vs bare node:http, requests/s',
   gwRps.rps / bareRps.rps,
@@ -203,27 +193,32 @@ report('D4 third-party control round trip, gateway p50 / direct POST p50 (lower 
 await servicePool.close();
 
 // ---- T1 state report to delivery on 100 streams, against a bare node:http SSE fan-out ----
-async function fanout(send: (marker: string, i: number) => Promise<void>, rounds: number): Promise<number[]> {
-  return timed(rounds, async (i) => {
-    const marker = `"brightness":${(i % 90) + 1}}`;
-    const delivered = new Promise<void>((done) => {
-      waiting = { marker, left: CLIENTS, done };
-    });
-    await send(marker, i);
-    await delivered;
-    waiting = undefined;
-  });
+/** Per round: from sending the report to both its answer and its arrival at the last of the streams. */
+async function fanout(streams: StreamClients, send: (i: number) => Promise<void>, rounds: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const t0 = epochNow();
+    const delivered = streams.delivered(String((i % 90) + 1));
+    await send(i);
+    const answered = epochNow();
+    out.push(Math.max(answered, ...(await delivered)) - t0);
+  }
+  return out;
 }
 const FANOUT_ROUNDS = 200;
-const gwFan = await fanout(async (_m, i) => {
-  const r = await event(
-    'DeviceStatesChangeReport',
-    { state: { brightness: { brightness: (i % 90) + 1 } } },
-    { serial_number: serials[1] },
-  );
-  if (r.header?.name !== 'Response') throw new Error(JSON.stringify(r));
-}, FANOUT_ROUNDS);
-for (const s of gwStreams) s.destroy();
+const gwFan = await fanout(
+  gwStreams,
+  async (i) => {
+    const r = await event(
+      'DeviceStatesChangeReport',
+      { state: { brightness: { brightness: (i % 90) + 1 } } },
+      { serial_number: serials[1] },
+    );
+    if (r.header?.name !== 'Response') throw new Error(JSON.stringify(r));
+  },
+  FANOUT_ROUNDS,
+);
+await gwStreams.close();
 
 const sinks = new Set<ServerResponse>();
 let seq = 0;
@@ -246,22 +241,25 @@ const bareSse = createServer((req, res) => {
   });
 });
 const bareSseUrl = await listen(bareSse);
-const bareStreams = await Promise.all(
-  Array.from({ length: CLIENTS }, () => openRawStream(`${bareSseUrl}/sse`, onChunk)),
-);
+const bareStreams = startStreamClients();
+await bareStreams.open(`${bareSseUrl}/sse`, CLIENTS, BRIGHTNESS);
 const barePool = new Pool(bareSseUrl, { connections: 4 });
-const bareFan = await fanout(async (_m, i) => {
-  const body = JSON.stringify({
-    event: {
-      header: { name: 'DeviceStatesChangeReport', message_id: crypto.randomUUID(), version: '1' },
-      endpoint: { serial_number: serials[1] },
-      payload: { state: { brightness: { brightness: (i % 90) + 1 } } },
-    },
-  });
-  const r = await barePool.request({ method: 'POST', path: '/event', headers: auth, body });
-  await r.body.text();
-}, FANOUT_ROUNDS);
-for (const s of bareStreams) s.destroy();
+const bareFan = await fanout(
+  bareStreams,
+  async (i) => {
+    const body = JSON.stringify({
+      event: {
+        header: { name: 'DeviceStatesChangeReport', message_id: crypto.randomUUID(), version: '1' },
+        endpoint: { serial_number: serials[1] },
+        payload: { state: { brightness: { brightness: (i % 90) + 1 } } },
+      },
+    });
+    const r = await barePool.request({ method: 'POST', path: '/event', headers: auth, body });
+    await r.body.text();
+  },
+  FANOUT_ROUNDS,
+);
+await bareStreams.close();
 report(
   'T1 state report to 100 event-stream clients, gateway p99 / bare fan-out p99 (lower is better)',
   percentile(gwFan, 99) / percentile(bareFan, 99),
@@ -280,4 +278,3 @@ await new Promise<void>((done) => bareSse.close(() => done()));
 await gw.stop();
 service.closeAllConnections();
 await new Promise<void>((done) => service.close(() => done()));
-rmSync(dataDir, { recursive: true, force: true });

@@ -1,23 +1,12 @@
 /**
- * The load generator of bench/bridge.bench.ts, run in its own process (forked with tsx) so that
- * it does not share a CPU thread with the servers it measures. Keep-alive connections through an
- * undici Pool; each of `connections` loops sends one request at a time. Answers over IPC with the
- * request count, the elapsed time and the latencies' percentiles.
+ * The HTTP load generator of the benchmarks (startLoadClient in bench/lib.ts), run in its own
+ * process (forked with tsx) so that it does not share a CPU thread with the servers it measures.
+ * Keep-alive connections through an undici Pool; each of `connections` loops sends one GET with
+ * the job's headers at a time. Answers over IPC with the request count, the elapsed time and the
+ * latencies' percentiles.
  */
 import { Pool } from 'undici';
-
-interface Job {
-  origin: string;
-  path: string;
-  connections: number;
-  durationMs: number;
-  warmupMs: number;
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
-}
+import { type LoadJob as Job, percentile } from './lib.ts';
 
 async function run(job: Job) {
   const pool = new Pool(job.origin, { connections: job.connections, pipelining: 1 });
@@ -31,7 +20,7 @@ async function run(job: Job) {
     while (!stop) {
       const t0 = performance.now();
       try {
-        const res = await pool.request({ path: job.path, method: 'GET' });
+        const res = await pool.request({ path: job.path, method: 'GET', headers: job.headers });
         const body = await res.body.arrayBuffer();
         if (recording) {
           latencies.push(performance.now() - t0);
@@ -54,14 +43,13 @@ async function run(job: Job) {
   stop = true;
   await Promise.all(loops);
   await pool.close();
-  const sorted = Float64Array.from(latencies).sort();
   return {
     rps: (count * 1000) / elapsed,
     count,
     bytes,
     errors,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
   };
 }
 

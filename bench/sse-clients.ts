@@ -1,31 +1,44 @@
 /**
- * The stream clients of bench/sse.bench.ts, in their own process: opens `count` event streams
- * (raw node:http, keep-alive off), then for every event records the delay between its
- * `t` (the publisher's clock, epoch ms with sub-ms precision) and its arrival here.
+ * The event-stream clients of the benchmarks (startStreamClients in bench/lib.ts), in their own
+ * process. On a job, opens `count` event streams (raw node:http, keep-alive off) and answers
+ * `ready`. The marker of a frame is the first capture group of `pattern` in it; once every stream
+ * has received a marker, answers with the arrival time at each stream (epoch ms with sub-ms
+ * precision, the first arrival per stream), taken when the chunk holding the frame came in.
+ * On `close`, closes the streams and leaves.
  */
 import { request } from 'node:http';
+import { epochNow as now } from './lib.ts';
 
 interface Job {
   url: string;
   count: number;
-  events: number;
+  pattern: string;
+  flags: string;
 }
 
-const now = () => performance.timeOrigin + performance.now();
+const requests: ReturnType<typeof request>[] = [];
 
 async function run(job: Job) {
-  const latencies: number[] = [];
-  let received = 0;
-  const total = job.count * job.events;
-  let allDone: () => void = () => {};
-  const done = new Promise<void>((r) => {
-    allDone = r;
-  });
-  const reqs: ReturnType<typeof request>[] = [];
+  const pattern = new RegExp(job.pattern, job.flags.includes('g') ? job.flags : `${job.flags}g`);
+  // marker -> arrival time at each stream (undefined until that stream has it)
+  const pending = new Map<string, { at: (number | undefined)[]; left: number }>();
+  const arrived = (marker: string, stream: number, at: number) => {
+    let p = pending.get(marker);
+    if (!p) {
+      p = { at: new Array(job.count), left: job.count };
+      pending.set(marker, p);
+    }
+    if (p.at[stream] !== undefined) return;
+    p.at[stream] = at;
+    if (--p.left === 0) {
+      pending.delete(marker);
+      process.send?.({ type: 'delivered', marker, arrivals: p.at });
+    }
+  };
   await Promise.all(
     Array.from(
       { length: job.count },
-      () =>
+      (_, stream) =>
         new Promise<void>((opened, failed) => {
           const req = request(job.url, { agent: false, headers: { accept: 'text/event-stream' } }, (res) => {
             if (res.statusCode !== 200) return failed(new Error(`HTTP ${res.statusCode}`));
@@ -38,12 +51,7 @@ async function run(job: Job) {
               while (idx !== -1) {
                 const frame = buffer.slice(0, idx);
                 buffer = buffer.slice(idx + 2);
-                const data = frame.split('\n').find((l) => l.startsWith('data: '));
-                if (data) {
-                  const t = (JSON.parse(data.slice(6)) as { payload: { t: number } }).payload.t;
-                  latencies.push(at - t);
-                  if (++received === total) allDone();
-                }
+                for (const m of frame.matchAll(pattern)) arrived(m[1] as string, stream, at);
                 idx = buffer.indexOf('\n\n');
               }
             });
@@ -51,19 +59,21 @@ async function run(job: Job) {
           });
           req.on('error', failed);
           req.end();
-          reqs.push(req);
+          requests.push(req);
         }),
     ),
   );
-  process.send?.({ type: 'ready' });
-  await done;
-  for (const r of reqs) r.destroy();
-  return latencies;
 }
 
-process.on('message', (job: Job) => {
-  run(job).then(
-    (latencies) => process.send?.({ type: 'done', latencies }),
+process.on('message', (m: Job | 'close') => {
+  if (m === 'close') {
+    // Close the streams as a client does, then leave.
+    for (const r of requests) r.destroy();
+    process.disconnect();
+    return;
+  }
+  run(m).then(
+    () => process.send?.({ type: 'ready' }),
     (err) => process.send?.({ type: 'error', error: String(err) }),
   );
 });

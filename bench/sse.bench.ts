@@ -4,23 +4,14 @@
  * writes the same frames to the same number of clients, and the server-side memory per
  * connected client (heap + buffers, measured after GC) for both.
  */
-import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createGateway } from '../src/gateway.ts';
-import { loadSettings } from '../src/settings/index.ts';
-import { percentile, report } from './lib.ts';
+import { epochNow, listen, percentile, report, startBenchGateway, startStreamClients } from './lib.ts';
 
 const CLIENTS = Number(process.env.BENCH_SSE_CLIENTS ?? 200);
 const EVENTS = Number(process.env.BENCH_SSE_EVENTS ?? 100);
 const GAP_MS = 10;
 const ROUNDS = 2;
 
-const here = dirname(fileURLToPath(import.meta.url));
-const now = () => performance.timeOrigin + performance.now();
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
 function memory(): number {
@@ -35,34 +26,28 @@ interface Run {
   bytesPerClient: number;
 }
 
-/** Connects the clients, measures memory, publishes EVENTS events spaced GAP_MS apart, collects latencies. */
+/**
+ * Connects the clients, measures memory, publishes EVENTS events spaced GAP_MS apart, each
+ * carrying its publication time `t`, and collects every delivery's latency (arrival - t).
+ */
 async function measure(url: string, connected: () => number, publish: (t: number) => void): Promise<Run> {
-  const clients = fork(join(here, 'sse-clients.ts'), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const clients = startStreamClients();
   try {
     const before = memory();
-    const result = new Promise<number[]>((resolve, reject) => {
-      clients.on('message', (m: { type: string; latencies?: number[]; error?: string }) => {
-        if (m.type === 'done') resolve(m.latencies as number[]);
-        if (m.type === 'error') reject(new Error(m.error));
-      });
-    });
-    const ready = new Promise<void>((resolve) => {
-      clients.on('message', (m: { type: string }) => {
-        if (m.type === 'ready') resolve();
-      });
-    });
-    clients.send({ url, count: CLIENTS, events: EVENTS });
-    await ready;
+    await clients.open(url, CLIENTS, /"t":([\d.]+)/);
     while (connected() < CLIENTS) await new Promise((r) => setTimeout(r, 10));
     await new Promise((r) => setTimeout(r, 200));
     const bytesPerClient = (memory() - before) / CLIENTS;
+    const deliveries: Promise<number[]>[] = [];
     for (let i = 0; i < EVENTS; i++) {
-      publish(now());
+      const t = epochNow();
+      publish(t);
+      deliveries.push(clients.delivered(String(t)).then((arrivals) => arrivals.map((at) => at - t)));
       await new Promise((r) => setTimeout(r, GAP_MS));
     }
-    return { latencies: await result, bytesPerClient };
+    return { latencies: (await Promise.all(deliveries)).flat(), bytesPerClient };
   } finally {
-    clients.kill();
+    await clients.close();
   }
 }
 
@@ -76,9 +61,7 @@ async function bareServer() {
     clients.add(res);
     req.on('close', () => clients.delete(res));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const addr = server.address();
-  const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}/sse`;
+  const url = `${await listen(server)}/sse`;
   return {
     url,
     connected: () => clients.size,
@@ -94,23 +77,11 @@ async function bareServer() {
   };
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), 'opencube-bench-'));
-const gateway = createGateway(
-  loadSettings({
-    overrides: {
-      port: 0,
-      host: '127.0.0.1',
-      mdns: false,
-      zigbee: { mode: 'off' },
-      data_dir: dataDir,
-      log_level: 'warn',
-    },
-  }),
-);
+const started = await startBenchGateway();
+const { gateway } = started;
 try {
-  const base = await gateway.start();
   const token = gateway.tokens.create('bench');
-  const gwUrl = `${base}/open-api/v2/sse/bridge?access_token=${token}`;
+  const gwUrl = `${started.url}/open-api/v2/sse/bridge?access_token=${token}`;
   const gwRuns: Run[] = [];
   const bareRuns: Run[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -147,6 +118,5 @@ try {
     rss_mb: process.memoryUsage().rss / 1e6,
   });
 } finally {
-  await gateway.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await started.stop();
 }

@@ -7,35 +7,21 @@
  *     `/set` message, against a direct MQTT publish -> the same subscriber (one round trip).
  * Ratios are gateway / baseline latency (lower is better); raw figures in ms for context.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import mqtt from 'mqtt';
 import { startSimNetwork } from '../src/drivers/zigbee-sim/index.ts';
-import { createGateway } from '../src/gateway.ts';
-import { loadSettings } from '../src/settings/index.ts';
-import { percentile, report } from './lib.ts';
+import { epochNow, percentile, report, startBenchGateway, startStreamClients } from './lib.ts';
 
 const CLIENTS = Number(process.env.BENCH_SSE_CLIENTS ?? 100);
 const DEVICES = Number(process.env.BENCH_SIM_DEVICES ?? 200);
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 200);
 const BASE = 'zigbee2mqtt';
+/** The marker of a message or event: its temperature. */
+const TEMPERATURE = /"temperature":(-?[\d.]+)/;
 
 const net = await startSimNetwork({ baseTopics: [BASE], devices: DEVICES, sim: { reportIntervalMs: 0 } });
-const dataDir = mkdtempSync(join(tmpdir(), 'opencube-bench-zigbee-'));
-const settings = loadSettings({
-  overrides: {
-    port: 0,
-    host: '127.0.0.1',
-    mdns: false,
-    data_dir: dataDir,
-    log_level: 'silent',
-    zigbee: { mode: 'z2m', mqtt_url: net.url, base_topics: BASE },
-  },
-});
-const gw = createGateway(settings);
-const url = await gw.start();
-const aborts: AbortController[] = [];
+const gw = await startBenchGateway({ zigbee: { mode: 'z2m', mqtt_url: net.url, base_topics: BASE } });
+const url = gw.url;
+const streams = startStreamClients();
 const pub = await mqtt.connectAsync(net.url, { reconnectPeriod: 0 });
 const sub = await mqtt.connectAsync(net.url, { reconnectPeriod: 0 });
 
@@ -47,7 +33,7 @@ async function json(path: string, init: RequestInit & { token?: string } = {}): 
 }
 
 try {
-  gw.tokens.press();
+  gw.gateway.tokens.press();
   const token = (await json('/bridge/access_token?app_name=bench')).data.token as string;
   let devices: any[] = [];
   while (devices.length < DEVICES) {
@@ -65,41 +51,13 @@ try {
   if (!sensor || !plug) throw new Error('fixtures missing');
   const plugSerial = devices.find((d) => d.name === plug.friendly).serial_number as string;
 
-  // ---- 1. state message -> event stream, 100 clients ----
-  const waiting = new Map<string, { left: number; done: () => void }>();
-  const seen = (marker: string) => {
-    const w = waiting.get(marker);
-    if (w && --w.left === 0) {
-      waiting.delete(marker);
-      w.done();
-    }
-  };
-  for (let i = 0; i < CLIENTS; i++) {
-    const ctrl = new AbortController();
-    aborts.push(ctrl);
-    const res = await fetch(`${url}/open-api/v2/sse/bridge?access_token=${token}`, { signal: ctrl.signal });
-    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-    const dec = new TextDecoder();
-    (async () => {
-      let buf = '';
-      for (;;) {
-        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-        if (done) return;
-        buf += dec.decode(value, { stream: true });
-        let nl = buf.lastIndexOf('\n');
-        if (nl < 0) continue;
-        const chunk = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        for (const m of chunk.matchAll(/"temperature":(-?[\d.]+)/g)) seen(m[1] as string);
-        nl = 0;
-      }
-    })();
-  }
+  // ---- 1. state message -> event stream, 100 clients (in their own process) ----
+  await streams.open(`${url}/open-api/v2/sse/bridge?access_token=${token}`, CLIENTS, TEMPERATURE);
   const topic = `${BASE}/${sensor.friendly}`;
   await sub.subscribeAsync(topic);
   const bare = new Map<string, () => void>();
   sub.on('message', (_t, p) => {
-    const m = /"temperature":(-?[\d.]+)/.exec(p.toString());
+    const m = TEMPERATURE.exec(p.toString());
     if (m) bare.get(m[1] as string)?.();
   });
   const viaGateway: number[] = [];
@@ -108,12 +66,10 @@ try {
     // Two decimals (the API's precision) and unique per message: the registry emits only changes.
     const value = (10 + i / 100).toFixed(2);
     const marker = String(Number(value));
-    const t0 = performance.now();
+    const t0 = epochNow();
     const both = Promise.all([
-      new Promise<number>((resolve) =>
-        waiting.set(marker, { left: CLIENTS, done: () => resolve(performance.now() - t0) }),
-      ),
-      new Promise<number>((resolve) => bare.set(marker, () => resolve(performance.now() - t0))),
+      streams.delivered(marker).then((arrivals) => Math.max(...arrivals) - t0),
+      new Promise<number>((resolve) => bare.set(marker, () => resolve(epochNow() - t0))),
     ]);
     pub.publish(topic, JSON.stringify({ temperature: Number(value), linkquality: 100 }));
     const [g, b] = await both;
@@ -187,10 +143,9 @@ try {
     d4_answer_p99_ms: percentile(d4Answer, 99),
   });
 } finally {
-  for (const a of aborts) a.abort();
+  await streams.close();
   await pub.endAsync();
   await sub.endAsync();
   await gw.stop();
   await net.stop();
-  rmSync(dataDir, { recursive: true, force: true });
 }

@@ -42,14 +42,19 @@ export type DeviceAnnouncement = Omit<DeviceRecord, 'serial_number' | 'driver' |
   extra?: Record<string, unknown>;
 };
 
-/** A command the registry routes to the driver that owns the device. */
-export type DriverCommand =
+/**
+ * A command the registry routes to the driver that owns the device. `deadline` (epoch ms), when
+ * given, is when the client's request must be answered: a driver waits no longer than that, even
+ * if its own timeout is longer (one D4 call may send two directives, and clients give up at 5 s).
+ */
+export type DriverCommand = (
   | { kind: 'update-state'; device: DeviceRecord; state: Record<string, unknown> }
   /** `query` is keyed by capability, as the spec writes query bodies: `{power-consumption:{...}}`. */
   | { kind: 'query-state'; device: DeviceRecord; capability: string; query: Record<string, unknown> }
   /** `capabilities` holds the entries that change, in their new form (settings values, configuration). */
   | { kind: 'configure'; device: DeviceRecord; capabilities: CapabilityObject[] }
-  | { kind: 'remove'; device: DeviceRecord };
+  | { kind: 'remove'; device: DeviceRecord }
+) & { deadline?: number };
 
 /**
  * The outcome of a command. `state` on success is what the device now reports (the registry

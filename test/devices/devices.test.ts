@@ -1,19 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import {
-  api,
-  endpoint,
-  getToken,
-  type Service,
-  type StartedGateway,
-  sendEvent,
-  startGateway,
-  startService,
-} from '../helpers/gateway.ts';
+import { call, listDevices, startGateway, type TestGateway } from '../helpers/foundation.ts';
 import { type EventStream, openEvents } from '../helpers/sse.ts';
+import { endpoint, type Service, sendEvent, startService } from '../helpers/thirdparty.ts';
 
 describe('devices (D3, D4, D5) and persistence', () => {
-  let g: StartedGateway;
+  let g: TestGateway;
   let token: string;
   let service: Service;
   let stream: EventStream;
@@ -21,7 +13,7 @@ describe('devices (D3, D4, D5) and persistence', () => {
 
   before(async () => {
     g = await startGateway();
-    token = await getToken(g, 'node-red');
+    token = await g.linkToken('node-red');
     service = await startService();
     stream = await openEvents(g.url, token, 'v1');
     const r = await sendEvent(g, token, 'DiscoveryRequest', {
@@ -33,14 +25,12 @@ describe('devices (D3, D4, D5) and persistence', () => {
     stream.close();
     await g.stop();
     await service.close();
-    g.cleanup();
   });
 
-  const list = async (v = 'v2') =>
-    (await api(g.url, 'GET', `/open-api/${v}/rest/devices`, { token })).json.data.device_list as any[];
+  const list = (v = 'v2') => listDevices(g.url, token, v);
 
   test('D3 needs a token, and lists the same devices on v1, v2 and V2', async () => {
-    const noToken = await api(g.url, 'GET', '/open-api/v2/rest/devices');
+    const noToken = await call(g.url, 'GET', '/open-api/v2/rest/devices');
     assert.deepEqual(noToken.json, { error: 401, data: {}, message: 'headers.Authorization is invalid' });
     const v2 = await list('v2');
     assert.deepEqual(await list('v1'), v2);
@@ -76,7 +66,7 @@ describe('devices (D3, D4, D5) and persistence', () => {
       b64: 'eyJ4IjoxfQ==',
       ключ: 'значение',
     };
-    const r = await api(g.url, 'PUT', `/open-api/v2/rest/devices/${serials[0]}`, {
+    const r = await call(g.url, 'PUT', `/open-api/v2/rest/devices/${serials[0]}`, {
       token,
       body: { name: 'Kitchen lamp', tags },
     });
@@ -108,28 +98,28 @@ describe('devices (D3, D4, D5) and persistence', () => {
       [{ capabilities: { not: 'an array' } }, /^capabilities: /],
     ];
     for (const [body, message] of cases) {
-      const r = await api(g.url, 'PUT', `/open-api/v2/rest/devices/${serials[1]}`, { token, body });
+      const r = await call(g.url, 'PUT', `/open-api/v2/rest/devices/${serials[1]}`, { token, body });
       assert.equal(r.json.error, 400, JSON.stringify(body));
       assert.match(r.json.message, message);
       assert.deepEqual(r.json.data, {});
     }
-    const notJson = await api(g.url, 'PUT', `/open-api/v2/rest/devices/${serials[1]}`, { token, raw: '{' });
+    const notJson = await call(g.url, 'PUT', `/open-api/v2/rest/devices/${serials[1]}`, { token, body: '{' });
     assert.equal(notJson.json.error, 400);
-    const unknown = await api(g.url, 'PUT', '/open-api/v2/rest/devices/nope', { token, body: { name: 'x' } });
+    const unknown = await call(g.url, 'PUT', '/open-api/v2/rest/devices/nope', { token, body: { name: 'x' } });
     assert.equal(unknown.json.error, 110000);
-    const unknownDelete = await api(g.url, 'DELETE', '/open-api/v2/rest/devices/nope', { token });
+    const unknownDelete = await call(g.url, 'DELETE', '/open-api/v2/rest/devices/nope', { token });
     assert.equal(unknownDelete.json.error, 110000);
-    const unknownQuery = await api(g.url, 'POST', '/open-api/v2/rest/devices/nope/query-state/power', {
+    const unknownQuery = await call(g.url, 'POST', '/open-api/v2/rest/devices/nope/query-state/power', {
       token,
       body: { query_state: {} },
     });
     assert.equal(unknownQuery.json.error, 110000);
-    const empty = await api(g.url, 'PUT', `/open-api/v2/rest/devices/${serials[1]}`, { token, raw: '' });
+    const empty = await call(g.url, 'PUT', `/open-api/v2/rest/devices/${serials[1]}`, { token, body: '' });
     assert.equal(empty.json.error, 0, 'an empty body changes nothing');
   });
 
   test('D5 deletes a third-party device and emits deleteDevice', async () => {
-    const r = await api(g.url, 'DELETE', `/open-api/v2/rest/devices/${serials[2]}`, { token });
+    const r = await call(g.url, 'DELETE', `/open-api/v2/rest/devices/${serials[2]}`, { token });
     assert.deepEqual(r.json, { error: 0, data: {}, message: 'success' });
     assert.equal(
       (await list()).some((d) => d.serial_number === serials[2]),
@@ -137,17 +127,20 @@ describe('devices (D3, D4, D5) and persistence', () => {
     );
     const ev = await stream.waitFor((e) => e.name === 'device#v1#deleteDevice');
     assert.deepEqual(ev.data, { endpoint: { serial_number: serials[2], third_serial_number: 'p-3' } });
-    const again = await api(g.url, 'DELETE', `/open-api/v2/rest/devices/${serials[2]}`, { token });
+    const again = await call(g.url, 'DELETE', `/open-api/v2/rest/devices/${serials[2]}`, { token });
     assert.equal(again.json.error, 110000);
   });
 
   test('D1 without a Zigbee network is refused; a type other than Zigbee is a 400', async () => {
-    const r = await api(g.url, 'PUT', '/open-api/v2/rest/devices/discovery', {
+    const r = await call(g.url, 'PUT', '/open-api/v2/rest/devices/discovery', {
       token,
       body: { enable: true, type: 'Bluetooth' },
     });
     assert.equal(r.json.error, 400);
-    const missing = await api(g.url, 'PUT', '/open-api/v2/rest/devices/discovery', { token, body: { type: 'zigbee' } });
+    const missing = await call(g.url, 'PUT', '/open-api/v2/rest/devices/discovery', {
+      token,
+      body: { type: 'zigbee' },
+    });
     assert.match(missing.json.message, /^enable: required/);
   });
 
@@ -178,19 +171,19 @@ describe('devices (D3, D4, D5) and persistence', () => {
     const d = afterList.find((x) => x.serial_number === serials[1]);
     assert.equal(d.online, false);
     assert.deepEqual(d.state.toggle, { '2': { toggleState: 'on' } });
-    const engines = await api(g.url, 'GET', '/open-api/v2/rest/tts/engines', { token });
+    const engines = await call(g.url, 'GET', '/open-api/v2/rest/tts/engines', { token });
     assert.deepEqual(engines.json.data.engines, [{ id: engine.json.payload.engine_id, name: 'Engine' }]);
     // The same third_serial_number after a restart still updates the same device.
     const again = await sendEvent(g, token, 'DiscoveryRequest', { endpoints: [endpoint('p-2', service.url)] });
     assert.equal(again.json.payload.endpoints[0].serial_number, serials[1]);
 
     stream = await openEvents(g.url, token, 'v2');
-    await g.gw.reset();
+    await g.gateway.reset();
     const ev = await stream.waitFor((e) => e.type === 'deleteDevice');
     assert.ok(serials.includes(ev.data.endpoint.serial_number));
-    assert.equal(g.gw.devices.registry.size, 0);
-    assert.deepEqual(g.gw.tts.list(), []);
+    assert.equal(g.gateway.devices.registry.size, 0);
+    assert.deepEqual(g.gateway.tts.list(), []);
     g = await g.restart();
-    assert.equal(g.gw.devices.registry.size, 0, 'the reset was committed');
+    assert.equal(g.gateway.devices.registry.size, 0, 'the reset was committed');
   });
 });

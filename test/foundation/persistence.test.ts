@@ -3,32 +3,26 @@
  * the speaker's volume and mute, the alarm sound, and the armed security mode.
  */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { it } from 'node:test';
-import { call, rest, startGateway, tempDir } from '../helpers/foundation.ts';
+import { call, rest, startGateway } from '../helpers/foundation.ts';
 
 it('a second gateway on the same data folder has the tokens, volume, mute and modes of the first', async (t) => {
-  const dir = tempDir();
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-
-  const first = await startGateway({ dataDir: dir });
-  let token: string;
-  try {
-    first.gateway.tokens.press();
-    const grant = await call(first.url, 'GET', `${rest('v2', 'bridge/access_token')}?app_name=keeper`);
-    token = grant.json.data.token;
-    const put = async (path: string, body?: unknown) =>
-      assert.equal((await call(first.url, 'PUT', rest('v1', path), { token, body })).json.error, 0);
-    await put('bridge/config', { volume: 23 });
-    await put('bridge/mute');
-    await put('security/3/enable');
-    await put('bridge/cancel_alarm'); // after arming, which re-allows alarm sounds
-  } finally {
-    await first.stop();
-  }
-
-  const second = await startGateway({ dataDir: dir });
+  const first = await startGateway();
+  let second = first;
   t.after(() => second.stop());
+
+  first.gateway.tokens.press();
+  const grant = await call(first.url, 'GET', `${rest('v2', 'bridge/access_token')}?app_name=keeper`);
+  const token: string = grant.json.data.token;
+  const put = async (path: string, body?: unknown) =>
+    assert.equal((await call(first.url, 'PUT', rest('v1', path), { token, body })).json.error, 0);
+  await put('bridge/config', { volume: 23 });
+  await put('bridge/mute');
+  await put('security/3/enable');
+  await put('bridge/cancel_alarm'); // after arming, which re-allows alarm sounds
+
+  second = await first.restart();
+  assert.equal(second.dataDir, first.dataDir);
   // the token still authorises, and carries its app name and its last use
   const modes = await call(second.url, 'GET', rest('v2', 'security'), { token });
   assert.equal(modes.json.error, 0);

@@ -9,7 +9,7 @@ import { after, before, it } from 'node:test';
 import fc from 'fast-check';
 import pino from 'pino';
 import { request } from 'undici';
-import { startGateway, type TestGateway } from '../helpers/foundation.ts';
+import { FOUNDATION_ROUTES, startGateway, type TestGateway } from '../helpers/foundation.ts';
 
 let gw: TestGateway;
 let token: string;
@@ -22,23 +22,6 @@ before(async () => {
   token = gw.token('property');
 });
 after(() => gw.stop());
-
-const ROUTES: [string, string][] = [
-  ['GET', 'bridge/access_token'],
-  ['GET', 'bridge/runtime'],
-  ['PUT', 'bridge/config'],
-  ['GET', 'bridge'],
-  ['PUT', 'bridge/mute'],
-  ['PUT', 'bridge/unmute'],
-  ['PUT', 'bridge/cancel_alarm'],
-  ['POST', 'hardware/reboot'],
-  ['POST', 'hardware/speaker'],
-  ['GET', 'security'],
-  ['PUT', 'security/{sid}/enable'],
-  ['PUT', 'security/{sid}/disable'],
-  ['PUT', 'security/enable'],
-  ['PUT', 'security/disable'],
-];
 
 const sid = fc.oneof(
   fc.constantFrom('1', '2', '3', '0', '4', '-1', '1.0', 'x', '%20', '99999999999999999999'),
@@ -116,7 +99,7 @@ const version = fc.constantFrom('v1', 'v2', 'V2', 'V1', 'v3', 'v22');
 const method = fc.constantFrom('GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS');
 
 const requestArb = fc.record({
-  route: fc.constantFrom(...ROUTES),
+  route: fc.constantFrom(...FOUNDATION_ROUTES),
   sameMethod: fc.boolean(),
   method,
   version,

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { BusEvent } from '../../src/core/event-bus.ts';
 import type { PlayRequest } from '../../src/core/speaker.ts';
-import { call, rest, startGateway, type TestGateway, VERSIONS } from '../helpers/foundation.ts';
+import { call, FOUNDATION_ROUTES, rest, startGateway, type TestGateway, VERSIONS } from '../helpers/foundation.ts';
 
 let gw: TestGateway;
 let token: string;
@@ -49,20 +49,10 @@ function failure(res: { status: number; json: unknown }, code: number, messagePa
   return body;
 }
 
-const AUTH_ROUTES: [string, string][] = [
-  ['GET', 'bridge/runtime'],
-  ['PUT', 'bridge/config'],
-  ['PUT', 'bridge/mute'],
-  ['PUT', 'bridge/unmute'],
-  ['PUT', 'bridge/cancel_alarm'],
-  ['POST', 'hardware/reboot'],
-  ['POST', 'hardware/speaker'],
-  ['GET', 'security'],
-  ['PUT', 'security/1/enable'],
-  ['PUT', 'security/1/disable'],
-  ['PUT', 'security/enable'],
-  ['PUT', 'security/disable'],
-];
+/** Every route but the two open ones (G1 access_token and G4 bridge), with mode 1 for `{sid}`. */
+const AUTH_ROUTES = FOUNDATION_ROUTES.filter(([, path]) => path !== 'bridge/access_token' && path !== 'bridge').map(
+  ([method, path]) => [method, path.replace('{sid}', '1')] as const,
+);
 
 const BAD_AUTH: [string, Record<string, string>][] = [
   ['a missing header', {}],

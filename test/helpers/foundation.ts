@@ -1,6 +1,7 @@
 /**
- * Helpers of the foundation tests: a gateway on 127.0.0.1 with a fresh data folder, a small
- * JSON client, and a raw event-stream reader that keeps every byte it got.
+ * The one way tests (and benches) start a gateway: on 127.0.0.1 with a fresh data folder,
+ * restartable on the same folder. Also the JSON client every test uses, a token obtained the
+ * way clients get one, and a raw event-stream reader that keeps every byte it got.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { type ClientRequest, type IncomingMessage, request } from 'node:http';
@@ -46,11 +47,22 @@ export interface TestGateway {
   dataDir: string;
   /** A valid token, made directly in the token service (no link window involved). */
   token(appName?: string): string;
-  /** Stops the gateway; removes the data folder unless it was given by the caller. */
+  /** A token the way clients get one: the link button is pressed, the client polls G1, the window closes. */
+  linkToken(appName?: string): Promise<string>;
+  /**
+   * Stops the gateway (a second call does nothing). The data folder is removed when the helper
+   * made it; a folder given by the caller is kept.
+   */
   stop(): Promise<void>;
+  /**
+   * Stops this gateway, keeping its data folder, and starts a new one on that folder with the same
+   * options; the new one removes the folder on stop() when this one would have.
+   */
+  restart(): Promise<TestGateway>;
 }
 
 export interface StartOptions {
+  /** Setting overrides, merged into testSettings(), e.g. `{ thirdparty: { timeout_ms: 500 } }`. */
   overrides?: Nested;
   /** Reuse this data folder (and keep it after stop). */
   dataDir?: string;
@@ -60,7 +72,10 @@ export interface StartOptions {
 /** Starts a gateway listening on 127.0.0.1:<free port>. Call stop() in t.after/after. */
 export async function startGateway(opts: StartOptions = {}): Promise<TestGateway> {
   const ownDir = opts.dataDir === undefined;
-  const dataDir = opts.dataDir ?? tempDir();
+  return launch(opts, opts.dataDir ?? tempDir(), ownDir);
+}
+
+async function launch(opts: StartOptions, dataDir: string, ownDir: boolean): Promise<TestGateway> {
   const gateway = createGateway(testSettings(dataDir, opts.overrides), opts.gatewayOptions);
   let url: string;
   try {
@@ -71,16 +86,28 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
     throw err;
   }
   let stopped = false;
+  const halt = async (removeDir: boolean) => {
+    if (stopped) return;
+    stopped = true;
+    await gateway.stop();
+    if (removeDir && ownDir) rmSync(dataDir, { recursive: true, force: true });
+  };
   return {
     gateway,
     url,
     dataDir,
     token: (appName) => gateway.tokens.create(appName ?? null),
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await gateway.stop();
-      if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+    async linkToken(appName = 'test-app') {
+      gateway.tokens.press();
+      const r = await call(url, 'GET', `${rest('v2', 'bridge/access_token')}?app_name=${encodeURIComponent(appName)}`);
+      if (r.json?.error !== 0) throw new Error(`no token: ${r.text}`);
+      gateway.tokens.closeWindow();
+      return r.json.data.token as string;
+    },
+    stop: () => halt(true),
+    async restart() {
+      await halt(false);
+      return launch(opts, dataDir, ownDir);
     },
   };
 }
@@ -94,18 +121,21 @@ export interface ApiAnswer {
 
 export interface CallOptions {
   token?: string;
-  /** A JSON value, or a raw string sent as is. */
+  /** A JSON value, or a raw string sent as is (`'{'`, `''`). */
   body?: unknown;
   headers?: Record<string, string>;
 }
 
-/** One HTTP request with `Content-Type: application/json` (as every client sends); parses the answer. */
+/**
+ * One HTTP request with `Content-Type: application/json` (as every client sends); parses the
+ * answer. Aborted after 20 s: a guard against hangs, not a timing assertion.
+ */
 export async function call(base: string, method: string, path: string, opts: CallOptions = {}): Promise<ApiAnswer> {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
   if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
   const body =
     opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
-  const res = await fetch(`${base}${path}`, { method, headers, body, signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(`${base}${path}`, { method, headers, body, signal: AbortSignal.timeout(20_000) });
   const text = await res.text();
   let json: unknown;
   try {
@@ -252,3 +282,26 @@ export function rest(version: string, path: string): string {
 
 /** Version segments every REST and SSE test runs on. */
 export const VERSIONS = ['v1', 'v2', 'V2'] as const;
+
+/** Every REST route of the foundation (G1-G9, S1-S5) as [method, path under rest/]; `{sid}` is a security mode id. */
+export const FOUNDATION_ROUTES: readonly (readonly [string, string])[] = [
+  ['GET', 'bridge/access_token'],
+  ['GET', 'bridge/runtime'],
+  ['PUT', 'bridge/config'],
+  ['GET', 'bridge'],
+  ['PUT', 'bridge/mute'],
+  ['PUT', 'bridge/unmute'],
+  ['PUT', 'bridge/cancel_alarm'],
+  ['POST', 'hardware/reboot'],
+  ['POST', 'hardware/speaker'],
+  ['GET', 'security'],
+  ['PUT', 'security/{sid}/enable'],
+  ['PUT', 'security/{sid}/disable'],
+  ['PUT', 'security/enable'],
+  ['PUT', 'security/disable'],
+];
+
+/** GET devices (D3) on one version segment: its `device_list`. */
+export async function listDevices(base: string, token: string, version = 'v2'): Promise<any[]> {
+  return (await call(base, 'GET', rest(version, 'devices'), { token })).json.data.device_list;
+}

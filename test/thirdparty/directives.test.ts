@@ -1,19 +1,9 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import {
-  api,
-  deadAddress,
-  endpoint,
-  getToken,
-  type Service,
-  type StartedGateway,
-  sendEvent,
-  startGateway,
-  startService,
-  successReply,
-} from '../helpers/gateway.ts';
+import { call, listDevices, startGateway, type TestGateway } from '../helpers/foundation.ts';
 import { type EventStream, openEvents } from '../helpers/sse.ts';
+import { deadAddress, endpoint, type Service, sendEvent, startService, successReply } from '../helpers/thirdparty.ts';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -23,7 +13,7 @@ function send(res: ServerResponse, body: string, type = 'application/json') {
 }
 
 describe('directives to third-party services (T2)', () => {
-  let g: StartedGateway;
+  let g: TestGateway;
   let token: string;
   let service: Service;
   let stream: EventStream;
@@ -32,8 +22,8 @@ describe('directives to third-party services (T2)', () => {
 
   before(async () => {
     // A short timeout keeps the timeout tests quick; the spec's 3 s is the default.
-    g = await startGateway({ settings: { thirdparty: { timeout_ms: 700 } } });
-    token = await getToken(g, 'wifi-addon');
+    g = await startGateway({ overrides: { thirdparty: { timeout_ms: 700 } } });
+    token = await g.linkToken('wifi-addon');
     service = await startService();
     stream = await openEvents(g.url, token);
     const r = await sendEvent(
@@ -49,15 +39,11 @@ describe('directives to third-party services (T2)', () => {
     stream.close();
     await g.stop();
     await service.close();
-    g.cleanup();
   });
 
   const control = (state: unknown, s = serial) =>
-    api(g.url, 'PUT', `/open-api/v2/rest/devices/${s}`, { token, body: { state } });
-  const device = async (s = serial) =>
-    ((await api(g.url, 'GET', '/open-api/v2/rest/devices', { token })).json.data.device_list as any[]).find(
-      (d) => d.serial_number === s,
-    );
+    call(g.url, 'PUT', `/open-api/v2/rest/devices/${s}`, { token, body: { state } });
+  const device = async (s = serial) => (await listDevices(g.url, token)).find((d) => d.serial_number === s);
 
   test('D4 state sends UpdateDeviceStates with the stored tags; on success the new state is stored and emitted', async () => {
     service.received.length = 0;
@@ -228,7 +214,7 @@ describe('directives to third-party services (T2)', () => {
       while (held.length < 3) await new Promise((done) => setTimeout(done, 5));
       // While three directives wait on the slow service, another device and the API answer.
       assert.equal((await control({ power: { powerState: 'off' } })).json.error, 0);
-      assert.equal((await api(g.url, 'GET', '/open-api/v2/rest/bridge', {})).status, 200);
+      assert.equal((await call(g.url, 'GET', '/open-api/v2/rest/bridge', {})).status, 200);
       // The provider answers the held directives together, as some do.
       for (const h of held) send(h.res, JSON.stringify(successReply(h.d)));
       const answers = await Promise.all(pending);
@@ -281,7 +267,7 @@ describe('directives to third-party services (T2)', () => {
       },
     };
     for (const method of ['POST', 'PUT']) {
-      const q = await api(g.url, method, `/open-api/v2/rest/devices/${meter}/query-state/power-consumption`, {
+      const q = await call(g.url, method, `/open-api/v2/rest/devices/${meter}/query-state/power-consumption`, {
         token,
         body: { query_state: query },
       });
@@ -292,13 +278,13 @@ describe('directives to third-party services (T2)', () => {
     assert.deepEqual(sent.payload, { state: query });
     const ev = await stream.waitFor((e) => e.type === 'updateDeviceState' && e.data.endpoint.serial_number === meter);
     assert.deepEqual(ev.data.payload, { 'power-consumption': result });
-    const bad = await api(g.url, 'POST', `/open-api/v2/rest/devices/${meter}/query-state/power-consumption`, {
+    const bad = await call(g.url, 'POST', `/open-api/v2/rest/devices/${meter}/query-state/power-consumption`, {
       token,
       body: { query_state: { 'power-consumption': { type: 'weekly' } } },
     });
     assert.equal(bad.json.error, 400);
     assert.match(bad.json.message, /query_state/);
-    const missing = await api(g.url, 'POST', `/open-api/v2/rest/devices/${meter}/query-state/power-consumption`, {
+    const missing = await call(g.url, 'POST', `/open-api/v2/rest/devices/${meter}/query-state/power-consumption`, {
       token,
       body: {},
     });
@@ -327,7 +313,7 @@ describe('directives to third-party services (T2)', () => {
         settings: { temperatureUnit: { permission: '11', type: 'enum', value: 'f' } },
       },
     ];
-    const ok = await api(g.url, 'PUT', `/open-api/v2/rest/devices/${thermo}`, {
+    const ok = await call(g.url, 'PUT', `/open-api/v2/rest/devices/${thermo}`, {
       token,
       body: { capabilities: change },
     });
@@ -355,7 +341,7 @@ describe('directives to third-party services (T2)', () => {
         settings: { temperatureUnit: { permission: '11', type: 'enum', value: 'c' } },
       },
     ];
-    const fail = await api(g.url, 'PUT', `/open-api/v2/rest/devices/${thermo}`, {
+    const fail = await call(g.url, 'PUT', `/open-api/v2/rest/devices/${thermo}`, {
       token,
       body: { capabilities: back },
     });
@@ -365,7 +351,7 @@ describe('directives to third-party services (T2)', () => {
       'f',
       'unchanged after a failure',
     );
-    const perm = await api(g.url, 'PUT', `/open-api/v2/rest/devices/${thermo}`, {
+    const perm = await call(g.url, 'PUT', `/open-api/v2/rest/devices/${thermo}`, {
       token,
       body: { capabilities: [{ capability: 'temperature', permission: '0100' }] },
     });

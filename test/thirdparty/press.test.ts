@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { endpoint, getToken, sendEvent, startGateway } from '../helpers/gateway.ts';
+import { startGateway } from '../helpers/foundation.ts';
 import { openEvents } from '../helpers/sse.ts';
+import { endpoint, sendEvent } from '../helpers/thirdparty.ts';
 
 test('each press of a button reaches the stream, also the same press twice, while repeated states do not', async (t) => {
   const g = await startGateway();
-  const token = await getToken(g, 'buttons');
+  const token = await g.linkToken('buttons');
   const stream = await openEvents(g.url, token);
   t.after(async () => {
     stream.close();
     await g.stop();
-    g.cleanup();
   });
   const button = endpoint('btn-1', 'http://127.0.0.1:9/', {
     display_category: 'button',

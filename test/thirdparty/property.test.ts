@@ -1,15 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import {
-  api,
-  endpoint,
-  getToken,
-  type Service,
-  type StartedGateway,
-  startGateway,
-  startService,
-} from '../helpers/gateway.ts';
+import { call, listDevices, startGateway, type TestGateway } from '../helpers/foundation.ts';
+import { endpoint, type Service, startService } from '../helpers/thirdparty.ts';
 
 const NAMES = [
   'DiscoveryRequest',
@@ -46,19 +39,18 @@ function isEventReply(json: any): boolean {
 }
 
 describe('T1 under random and mutated bodies', () => {
-  let g: StartedGateway;
+  let g: TestGateway;
   let token: string;
   let service: Service;
 
   before(async () => {
     g = await startGateway();
-    token = await getToken(g, 'fuzz');
+    token = await g.linkToken('fuzz');
     service = await startService();
   });
   after(async () => {
     await g.stop();
     await service.close();
-    g.cleanup();
   });
 
   test('only ever gets an event-shaped HTTP 200 reply, and the registry stays consistent', async () => {
@@ -133,15 +125,15 @@ describe('T1 under random and mutated bodies', () => {
     );
     await fc.assert(
       fc.asyncProperty(raw, fc.constantFrom(token, token, token, 'bad', ''), async (text, t) => {
-        const r = await api(g.url, 'POST', '/open-api/v2/rest/thirdparty/event', { token: t, raw: text });
+        const r = await call(g.url, 'POST', '/open-api/v2/rest/thirdparty/event', { token: t, body: text });
         assert.equal(r.status, 200, r.text);
         assert.ok(isEventReply(r.json), `not an event reply: ${r.text}`);
       }),
       { numRuns: 400 },
     );
     // Consistency: D3 is what the registry holds; every device is complete; one device per third_serial_number.
-    const listed = (await api(g.url, 'GET', '/open-api/v2/rest/devices', { token })).json.data.device_list as any[];
-    assert.equal(listed.length, g.gw.devices.registry.size);
+    const listed = await listDevices(g.url, token);
+    assert.equal(listed.length, g.gateway.devices.registry.size);
     const seen = new Set<string>();
     for (const d of listed) {
       for (const k of ['serial_number', 'name', 'manufacturer', 'model', 'firmware_version', 'display_category'])
@@ -158,7 +150,7 @@ describe('T1 under random and mutated bodies', () => {
     }
     // What is stored is what is served: a restart lists the same devices.
     g = await g.restart();
-    const again = (await api(g.url, 'GET', '/open-api/v2/rest/devices', { token })).json.data.device_list;
+    const again = await listDevices(g.url, token);
     assert.deepEqual(again, listed);
   });
 });

@@ -6,8 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type SimNetwork, startSimNetwork } from '../../src/drivers/zigbee-sim/index.ts';
-import { api, getToken, type StartedGateway, startGateway } from '../helpers/gateway.ts';
+import { call, listDevices, startGateway, type TestGateway } from '../helpers/foundation.ts';
 import { type EventStream, openEvents } from '../helpers/sse.ts';
+import { SIM_CATEGORIES } from '../helpers/zigbee.ts';
 
 const BASES = ['zigbee2mqtt', 'upstairs'];
 
@@ -23,7 +24,7 @@ interface Dev {
 }
 
 let net: SimNetwork;
-let g: StartedGateway;
+let g: TestGateway;
 let token: string;
 let events: EventStream;
 
@@ -31,10 +32,7 @@ const zigbeeSettings = (url: string) => ({
   zigbee: { mode: 'z2m', mqtt_url: url, base_topics: BASES.join(','), permit_join_seconds: 30 },
 });
 
-async function list(): Promise<Dev[]> {
-  const r = await api(g.url, 'GET', '/open-api/v2/rest/devices', { token });
-  return r.json.data.device_list as Dev[];
-}
+const list = (): Promise<Dev[]> => listDevices(g.url, token);
 
 async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
@@ -56,7 +54,7 @@ async function byModel(model: string, base = 'zigbee2mqtt'): Promise<Dev & { iee
 }
 
 const put = (serial: string, body: unknown) =>
-  api(g.url, 'PUT', `/open-api/v2/rest/devices/${serial}`, { token, body });
+  call(g.url, 'PUT', `/open-api/v2/rest/devices/${serial}`, { token, body });
 
 before(async () => {
   net = await startSimNetwork({
@@ -64,8 +62,8 @@ before(async () => {
     devices: 32,
     sim: { reportIntervalMs: 0, joinDelayMs: 50, interviewMs: 50 },
   });
-  g = await startGateway({ settings: zigbeeSettings(net.url) });
-  token = await getToken(g);
+  g = await startGateway({ overrides: zigbeeSettings(net.url) });
+  token = await g.linkToken();
   events = await openEvents(g.url, token);
   await until('32 zigbee devices', async () => ((await list()).length === 32 ? true : undefined));
 });
@@ -73,7 +71,6 @@ before(async () => {
 after(async () => {
   events?.close();
   await g?.stop();
-  g?.cleanup();
   await net?.stop();
 });
 
@@ -86,21 +83,7 @@ describe('Zigbee devices through Zigbee2MQTT', () => {
       assert.ok(d.capabilities.length > 0);
     }
     const categories = new Set(devices.map((d) => d.display_category));
-    for (const c of [
-      'plug',
-      'switch',
-      'light',
-      'curtain',
-      'thermostat',
-      'contactSensor',
-      'motionSensor',
-      'waterLeakDetector',
-      'smokeDetector',
-      'temperatureAndHumiditySensor',
-      'button',
-      'fanLight',
-    ])
-      assert.ok(categories.has(c), `category ${c}`);
+    for (const c of SIM_CATEGORIES) assert.ok(categories.has(c), `category ${c}`);
     // The state the simulators published on start is already there.
     const plug = await byModel('ZNCZ02LM');
     assert.equal(plug.state.power?.powerState, 'off');
@@ -183,7 +166,7 @@ describe('Zigbee devices through Zigbee2MQTT', () => {
   it('queries a device (D6) with /get; the result comes as an updateDeviceState event', async () => {
     const d = await byModel('E1757');
     const before = events.events.length;
-    const r = await api(g.url, 'POST', `/open-api/v2/rest/devices/${d.serial_number}/query-state/percentage`, {
+    const r = await call(g.url, 'POST', `/open-api/v2/rest/devices/${d.serial_number}/query-state/percentage`, {
       token,
       body: { query_state: { percentage: {} } },
     });
@@ -257,7 +240,7 @@ describe('Zigbee devices through Zigbee2MQTT', () => {
   it('pairs through D1: a device that joins and completes its interview is added (addDevice)', async () => {
     const before = events.events.length;
     const count = (await list()).length;
-    const on = await api(g.url, 'PUT', '/open-api/v2/rest/devices/discovery', {
+    const on = await call(g.url, 'PUT', '/open-api/v2/rest/devices/discovery', {
       token,
       body: { enable: true, type: 'zigbee' },
     });
@@ -269,9 +252,9 @@ describe('Zigbee devices through Zigbee2MQTT', () => {
     assert.ok((await list()).length > count);
     // Removing a device while joining is open is refused with 110001.
     const d = await byModel('SJCGQ11LM');
-    const refused = await api(g.url, 'DELETE', `/open-api/v2/rest/devices/${d.serial_number}`, { token });
+    const refused = await call(g.url, 'DELETE', `/open-api/v2/rest/devices/${d.serial_number}`, { token });
     assert.equal(refused.json.error, 110001, refused.text);
-    const off = await api(g.url, 'PUT', '/open-api/v2/rest/devices/discovery', {
+    const off = await call(g.url, 'PUT', '/open-api/v2/rest/devices/discovery', {
       token,
       body: { enable: false, type: 'Zigbee' },
     });
@@ -282,18 +265,18 @@ describe('Zigbee devices through Zigbee2MQTT', () => {
 
   it('reports a failed permit_join of Zigbee2MQTT', async () => {
     net.sim('upstairs').failPermitJoin = true;
-    const r = await api(g.url, 'PUT', '/open-api/v2/rest/devices/discovery', {
+    const r = await call(g.url, 'PUT', '/open-api/v2/rest/devices/discovery', {
       token,
       body: { enable: true, type: 'ZIGBEE' },
     });
     assert.notEqual(r.json.error, 0, r.text);
     assert.match(r.json.message, /permit_join/);
-    await api(g.url, 'PUT', '/open-api/v2/rest/devices/discovery', { token, body: { enable: false, type: 'zigbee' } });
+    await call(g.url, 'PUT', '/open-api/v2/rest/devices/discovery', { token, body: { enable: false, type: 'zigbee' } });
   });
 
   it('removes a device (D5) through bridge/request/device/remove', async () => {
     const d = await byModel('SJCGQ11LM');
-    const r = await api(g.url, 'DELETE', `/open-api/v2/rest/devices/${d.serial_number}`, { token });
+    const r = await call(g.url, 'DELETE', `/open-api/v2/rest/devices/${d.serial_number}`, { token });
     assert.equal(r.json.error, 0, r.text);
     assert.equal(net.sim().device(d.ieee), undefined);
     await events.waitFor((e) => e.type === 'deleteDevice' && e.data.endpoint.serial_number === d.serial_number);
@@ -308,7 +291,7 @@ describe('Zigbee devices through Zigbee2MQTT', () => {
     const simDev = net.sim().device(d.ieee);
     assert.ok(simDev);
     simDev.failRemove = true;
-    const r = await api(g.url, 'DELETE', `/open-api/v2/rest/devices/${d.serial_number}`, { token });
+    const r = await call(g.url, 'DELETE', `/open-api/v2/rest/devices/${d.serial_number}`, { token });
     assert.equal(r.json.error, 110006, r.text);
     assert.match(r.json.message, /Failed to remove/);
     assert.ok((await list()).some((x) => x.serial_number === d.serial_number));
@@ -351,7 +334,7 @@ describe('Zigbee devices through Zigbee2MQTT', () => {
     const serials = (await list()).map((d) => d.serial_number).sort();
     events.close();
     g = await g.restart();
-    token = await getToken(g);
+    token = await g.linkToken();
     events = await openEvents(g.url, token);
     const devices = await until('devices after restart', async () => {
       const l = await list();

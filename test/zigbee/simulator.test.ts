@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import mqtt, { type MqttClient } from 'mqtt';
 import { type SimNetwork, startSimNetwork } from '../../src/drivers/zigbee-sim/index.ts';
-import { api, getToken, startGateway } from '../helpers/gateway.ts';
+import { listDevices, startGateway } from '../helpers/foundation.ts';
+import { SIM_CATEGORIES } from '../helpers/zigbee.ts';
 
 interface Msg {
   topic: string;
@@ -168,36 +169,20 @@ describe('the simulated Zigbee2MQTT', () => {
 
 describe('the gateway in its default sim mode', () => {
   it('comes up with the simulated devices of every family', async () => {
-    const g = await startGateway({ settings: { zigbee: { mode: 'sim', sim_devices: 16 } } });
+    const g = await startGateway({ overrides: { zigbee: { mode: 'sim', sim_devices: 16 } } });
     try {
-      const token = await getToken(g);
+      const token = await g.linkToken();
       let devices: any[] = [];
       const end = Date.now() + 15_000;
       while (devices.length < 16 && Date.now() < end) {
-        devices = (await api(g.url, 'GET', '/open-api/v2/rest/devices', { token })).json.data.device_list;
+        devices = await listDevices(g.url, token);
         if (devices.length < 16) await new Promise((r) => setTimeout(r, 25));
       }
       assert.equal(devices.length, 16);
       const categories = new Set(devices.map((d) => d.display_category));
-      for (const c of [
-        'plug',
-        'switch',
-        'light',
-        'curtain',
-        'thermostat',
-        'contactSensor',
-        'motionSensor',
-        'waterLeakDetector',
-        'smokeDetector',
-        'temperatureAndHumiditySensor',
-        'button',
-        'fanLight',
-        'sensor',
-      ])
-        assert.ok(categories.has(c), `category ${c}`);
+      for (const c of SIM_CATEGORIES) assert.ok(categories.has(c), `category ${c}`);
     } finally {
       await g.stop();
-      g.cleanup();
     }
   });
 });

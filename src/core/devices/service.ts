@@ -18,6 +18,8 @@ import type { DeviceRegistry } from './registry.ts';
 export type Done = { ok: true } | ({ ok: false } & Failure);
 
 const MAX_NAME_LENGTH = 256;
+/** The most one D4 call may wait on drivers in all. */
+const UPDATE_BUDGET_MS = 4000;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -105,16 +107,24 @@ export class DeviceService {
     if (!device) return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
     const plan = this.plan(device, body);
     if ('error' in plan) return plan;
+    // Configuring and controlling are two round trips to the device; together they must still
+    // answer well inside the 5 s clients wait (COMPAT.md).
+    const deadline = Date.now() + UPDATE_BUDGET_MS;
 
     if (plan.capabilities && plan.capabilities.changed.length > 0) {
-      const outcome = await this.execute({ kind: 'configure', device, capabilities: plan.capabilities.changed });
+      const outcome = await this.execute({
+        kind: 'configure',
+        device,
+        capabilities: plan.capabilities.changed,
+        deadline,
+      });
       if (!outcome.ok) return fromOutcome(outcome);
       this.registry.updateLocal(serial, { capabilities: plan.capabilities.all });
     }
     if (plan.state && Object.keys(plan.state).length > 0) {
       const current = this.registry.get(serial);
       if (!current) return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
-      const outcome = await this.execute({ kind: 'update-state', device: current, state: plan.state });
+      const outcome = await this.execute({ kind: 'update-state', device: current, state: plan.state, deadline });
       if (!outcome.ok) return fromOutcome(outcome);
     }
     if (plan.name !== undefined || plan.tags !== undefined) {

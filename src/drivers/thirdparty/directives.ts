@@ -62,18 +62,24 @@ export class DirectiveClient {
     });
   }
 
-  /** Sends one directive and waits at most the timeout for its reply. Never throws. */
+  /**
+   * Sends one directive and waits at most the timeout (or `waitMs`, when shorter) for its reply.
+   * Never throws. Only a service silent for the whole spec timeout is reported as offline.
+   */
   async send(
     address: string,
     name: string,
     version: string,
     endpoint: DirectiveEndpoint,
     payload: Record<string, unknown>,
+    waitMs = this.timeoutMs,
   ): Promise<DirectiveReply> {
+    const wait = Math.min(this.timeoutMs, waitMs);
+    if (wait <= 0) return { kind: 'failed', reason: 'no time was left to wait for an answer', offline: false };
     const body = JSON.stringify({
       directive: { header: { name, message_id: randomUUID(), version }, endpoint, payload },
     });
-    const signal = AbortSignal.timeout(this.timeoutMs);
+    const signal = AbortSignal.timeout(wait);
     try {
       const res = await request(address, {
         method: 'POST',
@@ -99,10 +105,8 @@ export class DirectiveClient {
     } catch (err) {
       const e = err as Error & { code?: string; cause?: { code?: string } };
       const timedOut = signal.aborted || e.name === 'TimeoutError' || /Timeout/i.test(e.code ?? '');
-      const reason = timedOut
-        ? `no answer within ${this.timeoutMs} ms`
-        : `${e.cause?.code ?? e.code ?? e.name}: ${e.message}`;
-      return { kind: 'failed', reason, offline: true };
+      const reason = timedOut ? `no answer within ${wait} ms` : `${e.cause?.code ?? e.code ?? e.name}: ${e.message}`;
+      return { kind: 'failed', reason, offline: !timedOut || wait >= this.timeoutMs };
     }
   }
 

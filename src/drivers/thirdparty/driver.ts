@@ -72,14 +72,14 @@ export class ThirdPartyDriver implements Driver {
     const d = command.device;
     switch (command.kind) {
       case 'update-state': {
-        const reply = await this.directive(d, 'UpdateDeviceStates', { state: command.state });
+        const reply = await this.directive(d, 'UpdateDeviceStates', { state: command.state }, command.deadline);
         if (reply.kind !== 'ok') return this.failed(d, reply, ErrorCode.DEVICE_UPDATE_FAILED);
         // What the device now is: the command resolved against the known state, cleaned as a report.
         const next = resolveCommand(command.state, d.state);
         return { ok: true, state: sanitizeReport(d.capabilities, next).state };
       }
       case 'query-state': {
-        const reply = await this.directive(d, 'QueryDeviceStates', { state: command.query });
+        const reply = await this.directive(d, 'QueryDeviceStates', { state: command.query }, command.deadline);
         if (reply.kind !== 'ok') return this.failed(d, reply, ErrorCode.DEVICE_UPDATE_FAILED);
         const result = isObject(reply.payload.state) ? reply.payload.state : {};
         const known = new Set(d.capabilities.map((c: CapabilityObject) => c.capability));
@@ -88,7 +88,12 @@ export class ThirdPartyDriver implements Driver {
         return { ok: true, state };
       }
       case 'configure': {
-        const reply = await this.directive(d, 'ConfigureDeviceCapabilities', { capabilities: command.capabilities });
+        const reply = await this.directive(
+          d,
+          'ConfigureDeviceCapabilities',
+          { capabilities: command.capabilities },
+          command.deadline,
+        );
         if (reply.kind !== 'ok') return this.failed(d, reply, ErrorCode.DEVICE_CONFIG_FAILED);
         return { ok: true };
       }
@@ -98,7 +103,12 @@ export class ThirdPartyDriver implements Driver {
     }
   }
 
-  private directive(d: DeviceRecord, name: string, payload: Record<string, unknown>): Promise<DirectiveReply> {
+  private directive(
+    d: DeviceRecord,
+    name: string,
+    payload: Record<string, unknown>,
+    deadline?: number,
+  ): Promise<DirectiveReply> {
     const version = typeof d.extra.version === 'string' ? d.extra.version : '1';
     return this.client.send(
       d.service_address ?? '',
@@ -106,6 +116,7 @@ export class ThirdPartyDriver implements Driver {
       version,
       { serial_number: d.serial_number, third_serial_number: d.third_serial_number ?? '', tags: d.tags ?? {} },
       payload,
+      deadline === undefined ? undefined : deadline - Date.now(),
     );
   }
 
