@@ -4,6 +4,7 @@
  * the running gateway over its control socket (or, when none runs, to the store directly).
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { controlRequest, NotRunningError } from './control/client.ts';
@@ -131,7 +132,10 @@ async function viaSocketOrStore<T>(
     return await socket();
   } catch (err) {
     if (!(err instanceof NotRunningError)) throw err;
-    const db = openDb(join(resolve(settings.data_dir), 'gateway.db'));
+    const file = join(resolve(settings.data_dir), 'gateway.db');
+    // Do not create a store where there is none: the user most likely gave the wrong folder.
+    if (!existsSync(file)) throw new Error(`no gateway runs on ${resolve(settings.data_dir)} and it holds no store`);
+    const db = openDb(file);
     try {
       return store(new TokenService(db, settings.link_window_seconds * 1000), db);
     } finally {

@@ -3,7 +3,7 @@
  * the control socket of a running gateway, and through the store when none runs.
  */
 import assert from 'node:assert/strict';
-import { rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { TokenService } from '../../src/core/tokens.ts';
@@ -74,9 +74,11 @@ describe('with no gateway running (the store directly)', () => {
     const dir = tempDir();
     t.after(() => rmSync(dir, { recursive: true, force: true }));
 
-    const empty = await runCli(['tokens', '--data-dir', dir]);
-    assert.equal(empty.code, 0, empty.stderr);
-    assert.equal(empty.stdout, 'no tokens\n');
+    // A folder without a store is most likely the wrong folder: say so, and do not create one there.
+    const none = await runCli(['tokens', '--data-dir', dir]);
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, /no gateway runs on .* and it holds no store/);
+    assert.equal(existsSync(join(dir, 'gateway.db')), false);
 
     const db = openDb(join(dir, 'gateway.db'));
     const tokens = new TokenService(db, 1000);
@@ -103,6 +105,7 @@ describe('with no gateway running (the store directly)', () => {
     const reset = await runCli(['reset', '--data-dir', dir]);
     assert.equal(reset.code, 0, reset.stderr);
     const after = await runCli(['tokens', 'list', '--data-dir', dir]);
+    assert.equal(after.code, 0, after.stderr);
     assert.equal(after.stdout, 'no tokens\n');
   });
 

@@ -34,8 +34,8 @@ test('a D4 that configures and controls a slow third party still answers well in
   });
   const sync = await sendEvent(g, token, 'DiscoveryRequest', { endpoints: [thermometer] });
   const serial = sync.json.payload.endpoints[0].serial_number as string;
-  const capabilities = structuredClone(thermometer.capabilities);
-  capabilities[1]!.settings!.temperatureCalibration!.value = 1.5;
+  const capabilities = structuredClone(thermometer.capabilities) as any[];
+  capabilities[1].settings.temperatureCalibration.value = 1.5;
   const started = Date.now();
   const r = await call(g.url, 'PUT', `/open-api/v2/rest/devices/${serial}`, {
     token,
