@@ -4,7 +4,7 @@ import { startGateway } from '../helpers/foundation.ts';
 import { openEvents } from '../helpers/sse.ts';
 import { endpoint, sendEvent } from '../helpers/thirdparty.ts';
 
-test('each press of a button reaches the stream, also the same press twice, while repeated states do not', async (t) => {
+test('each press of a button reaches the stream, also the same press twice, while repeated states and re-syncs do not', async (t) => {
   const g = await startGateway();
   const token = await g.linkToken('buttons');
   const stream = await openEvents(g.url, token);
@@ -31,7 +31,12 @@ test('each press of a button reaches the stream, also the same press twice, whil
   await report({ 'multi-press': { '1': { press: 'doublePress' } } });
   await report({ battery: { battery: 90 } });
   await report({ battery: { battery: 89 } });
-  await stream.waitFor((e) => e.type === 'updateDeviceState' && e.data.payload.battery?.battery === 89);
+  // A re-sync that carries the last press in its state is not a press.
+  await sendEvent(g, token, 'DiscoveryRequest', {
+    endpoints: [{ ...button, state: { press: { press: 'singlePress' }, battery: { battery: 89 } } }],
+  });
+  await report({ battery: { battery: 88 } });
+  await stream.waitFor((e) => e.type === 'updateDeviceState' && e.data.payload.battery?.battery === 88);
   const payloads = stream
     .of('updateDeviceState')
     .filter((e) => e.data.endpoint.serial_number === serial)
@@ -42,5 +47,6 @@ test('each press of a button reaches the stream, also the same press twice, whil
     { 'multi-press': { '1': { press: 'doublePress' } } },
     { 'multi-press': { '1': { press: 'doublePress' } } },
     { battery: { battery: 89 } },
+    { battery: { battery: 88 } },
   ]);
 });

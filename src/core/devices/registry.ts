@@ -147,7 +147,9 @@ export class DeviceRegistry implements DriverHost {
       }
       // Reconcile: update what the driver announces; keep the user's name; merge state.
       const old = existing.record;
-      const merged = a.state ? mergeState(old.state, a.state, a.capabilities) : { state: old.state, changed: {} };
+      const merged = a.state
+        ? mergeState(old.state, a.state, a.capabilities, { repeatPresses: false })
+        : { state: old.state, changed: {} };
       const record: DeviceRecord = dropUndefined({
         ...old,
         third_serial_number: a.third_serial_number ?? old.third_serial_number,

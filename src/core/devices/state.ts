@@ -31,14 +31,17 @@ export function namedLevels(caps: readonly CapabilityObject[]): Map<string, Set<
  * Merges `report` into `current` and returns the merged state and what changed, shaped like a
  * report (`{toggle:{2:{toggleState:'on'}}}`), holding the whole merged value of each changed
  * capability (or of each changed name of a named capability). `changed` is empty when the
- * report repeats what is known, except for momentary capabilities (presses), which always count.
+ * report repeats what is known, except for momentary capabilities (presses), which always count
+ * unless `repeatPresses` is false (a re-sync of a device is not a press).
  */
 export function mergeState(
   current: Record<string, unknown>,
   report: Record<string, unknown>,
   caps: readonly CapabilityObject[],
+  opts: { repeatPresses?: boolean } = {},
 ): { state: Record<string, unknown>; changed: Record<string, unknown> } {
   const named = namedLevels(caps);
+  const momentary = (cap: string) => opts.repeatPresses !== false && MOMENTARY.has(cap);
   const state: Record<string, unknown> = { ...current };
   const changed: Record<string, unknown> = {};
   for (const [cap, value] of Object.entries(report)) {
@@ -50,7 +53,7 @@ export function mergeState(
       for (const [name, fields] of Object.entries(value)) {
         const prev = base[name];
         const next = isObject(prev) && isObject(fields) ? { ...prev, ...fields } : fields;
-        if (MOMENTARY.has(cap) || !isDeepStrictEqual(prev, next)) {
+        if (momentary(cap) || !isDeepStrictEqual(prev, next)) {
           base[name] = next;
           diff[name] = next;
         }
@@ -62,7 +65,7 @@ export function mergeState(
       continue;
     }
     const next = isObject(old) && isObject(value) ? { ...old, ...value } : value;
-    if (MOMENTARY.has(cap) || !isDeepStrictEqual(old, next)) {
+    if (momentary(cap) || !isDeepStrictEqual(old, next)) {
       state[cap] = next;
       changed[cap] = next;
     }
