@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, request, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { type IncomingHttpHeaders, request, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { EventSource } from 'eventsource';
 import { Agent, fetch as undiciFetch } from 'undici';
@@ -19,12 +19,24 @@ import {
   call,
   eventually,
   type Frame,
+  listDevices,
   openStream,
   type RawStream,
   rest,
   startGateway,
   type TestGateway,
 } from '../helpers/foundation.ts';
+import {
+  endpoint,
+  type Received,
+  type SendEventOptions,
+  type Service,
+  type ServiceHandler,
+  sendEvent,
+  sendJson,
+  startService,
+  successReply,
+} from '../helpers/thirdparty.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Local helpers
@@ -57,121 +69,20 @@ function rawRequest(
   });
 }
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  raw: string;
-  body: any;
-}
-
-type Answer = (body: any, res: ServerResponse) => void;
-
-/** A third-party service on 127.0.0.1:0 that records every directive and answers with `answer`. */
-interface Service {
-  url: string;
-  received: Received[];
-  answer: Answer;
-  close(): Promise<void>;
-}
-
-/** The success reply most providers send: wrapped, named UpdateDeviceStatesResponse, message_id echoed. */
-function successReply(body: any) {
-  const h = body?.directive?.header ?? {};
-  return {
-    event: {
-      header: { name: 'UpdateDeviceStatesResponse', message_id: h.message_id, version: h.version },
-      payload: {},
-    },
-  };
-}
-
-function sendJson(res: ServerResponse, value: unknown, type = 'application/json') {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  res.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-async function startService(answer: Answer = (b, res) => sendJson(res, successReply(b))): Promise<Service> {
-  const service: Service = { url: '', received: [], answer, close: async () => {} };
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => {
-      raw += c;
-    });
-    req.on('end', () => {
-      let body: any;
-      try {
-        body = JSON.parse(raw);
-      } catch {
-        body = undefined;
-      }
-      service.received.push({ headers: req.headers, raw, body });
-      service.answer(body, res);
-    });
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  service.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/directive`;
-  service.close = () =>
-    new Promise<void>((done) => {
-      server.closeAllConnections();
-      server.close(() => done());
-    });
-  return service;
-}
-
-/** A DiscoveryRequest endpoint as sync add-ons send it. */
-function endpoint(third: string, serviceAddress: string, extra: Record<string, unknown> = {}) {
-  return {
-    third_serial_number: third,
-    name: `Device ${third}`,
-    display_category: 'light',
-    capabilities: [
-      { capability: 'power', permission: '1100' },
-      { capability: 'brightness', permission: '1100' },
-    ],
-    state: { power: { powerState: 'off' }, brightness: { brightness: 10 } },
-    manufacturer: 'Acme',
-    model: 'L1',
-    firmware_version: '1.0.0',
-    service_address: serviceAddress,
-    ...extra,
-  };
-}
-
-interface T1Options {
-  endpoint?: unknown;
-  version?: string;
-  messageId?: string;
-  /** The Authorization header as sent; defaults to `Bearer <token>`. */
-  authorization?: string;
-  apiVersion?: string;
-}
-
-/** POSTs one event to T1 (`thirdparty/event`). */
-function t1(base: string, token: string, name: string, payload: unknown, opts: T1Options = {}) {
-  const header = { name, message_id: opts.messageId ?? randomUUID(), version: opts.version ?? '1' };
-  const event = opts.endpoint === undefined ? { header, payload } : { header, endpoint: opts.endpoint, payload };
-  return call(base, 'POST', rest(opts.apiVersion ?? 'v2', 'thirdparty/event'), {
-    body: { event },
-    headers: { authorization: opts.authorization ?? `Bearer ${token}` },
-  });
-}
-
 /** Syncs devices by DiscoveryRequest; returns their serial numbers in order. */
-async function discover(base: string, token: string, endpoints: unknown[], opts: T1Options = {}): Promise<string[]> {
-  const r = await t1(base, token, 'DiscoveryRequest', { endpoints }, opts);
+async function discover(
+  base: string,
+  token: string,
+  endpoints: unknown[],
+  opts: SendEventOptions = {},
+): Promise<string[]> {
+  const r = await sendEvent({ url: base }, token, 'DiscoveryRequest', { endpoints }, opts);
   assert.equal(r.json?.header?.name, 'Response', r.text);
   return r.json.payload.endpoints.map((e: { serial_number: string }) => e.serial_number);
 }
 
-async function deviceList(base: string, token: string, version = 'v2'): Promise<any[]> {
-  const r = await call(base, 'GET', rest(version, 'devices'), { token });
-  assert.equal(r.json.error, 0, r.text);
-  return r.json.data.device_list;
-}
-
 async function device(base: string, token: string, serial: string): Promise<any> {
-  return (await deviceList(base, token)).find((d) => d.serial_number === serial);
+  return (await listDevices(base, token)).find((d) => d.serial_number === serial);
 }
 
 /** The first event frame named `name` whose data satisfies `pred`; its data parsed. */
@@ -206,8 +117,8 @@ let token: string;
 let restarts = 0;
 const services: Service[] = [];
 
-async function service(answer?: Answer): Promise<Service> {
-  const s = await startService(answer);
+async function service(handler?: ServiceHandler): Promise<Service> {
+  const s = await startService(handler);
   services.push(s);
   return s;
 }
@@ -250,8 +161,8 @@ describe('Paths and versions', () => {
     const svc = await service();
     // An add-on that speaks only v1 syncs, reports and is controlled through the v1 tree.
     const [serial] = await discover(gw.url, token, [endpoint('v1-only', svc.url)], { apiVersion: 'v1' });
-    const report = await t1(
-      gw.url,
+    const report = await sendEvent(
+      gw,
       token,
       'DeviceStatesChangeReport',
       { state: { brightness: { brightness: 42 } } },
@@ -332,8 +243,8 @@ describe('Paths and versions', () => {
     const serials: Record<string, string> = {};
     for (const version of ['1', '2']) {
       const messageId = randomUUID();
-      const r = await t1(
-        gw.url,
+      const r = await sendEvent(
+        gw,
         token,
         'DiscoveryRequest',
         { endpoints: [endpoint(`version-${version}`, svc.url)] },
@@ -344,8 +255,8 @@ describe('Paths and versions', () => {
       );
       assert.deepEqual(r.json.header, { name: 'Response', message_id: messageId, version }, r.text);
       serials[version] = r.json.payload.endpoints[0].serial_number;
-      const report = await t1(
-        gw.url,
+      const report = await sendEvent(
+        gw,
         token,
         'DeviceOnlineChangeReport',
         { online: true },
@@ -440,7 +351,7 @@ describe('Requests', () => {
     const stream = await openStream(gw.url, ssePath('v2', token), { authorization: '' });
     stream.close();
     assert.equal(stream.status, 200, 'the query token is enough');
-    const ev = await t1(gw.url, token, 'DiscoveryRequest', { endpoints: [] }, { authorization: '' });
+    const ev = await sendEvent(gw, token, 'DiscoveryRequest', { endpoints: [] }, { authorization: '' });
     assert.equal(ev.json.header.name, 'ErrorResponse');
     assert.equal(ev.json.payload.type, 'AUTH_FAILURE');
   });
@@ -628,7 +539,7 @@ describe('Responses', () => {
       endpoint('no-protocol-2', svc.url, { protocol: 'zigbee' }),
     ]);
     for (const v of ['v1', 'v2']) {
-      const list = await deviceList(gw.url, token, v);
+      const list = await listDevices(gw.url, token, v);
       for (const serial of [a, b]) {
         const d = list.find((x) => x.serial_number === serial);
         assert.ok(d, serial);
@@ -684,8 +595,8 @@ describe('Responses', () => {
     );
     assert.deepEqual((await device(gw.url, token, serial)).tags, next, 'D3 after D4 tags');
     const third = { sync: { source: 'other-gateway', serial: 'abc==' } };
-    const info = await t1(
-      gw.url,
+    const info = await sendEvent(
+      gw,
       token,
       'DeviceInformationUpdatedReport',
       { capabilities: endpoint('x', svc.url).capabilities, tags: third },
@@ -718,7 +629,7 @@ describe('Responses', () => {
       const d = await device(gw.url, token, zigbee.serial_number);
       assert.equal(d.protocol, 'zigbee');
       assert.ok(!('protocal' in d));
-      for (const x of await deviceList(gw.url, token)) assert.ok(!('protocal' in x), JSON.stringify(x));
+      for (const x of await listDevices(gw.url, token)) assert.ok(!('protocal' in x), JSON.stringify(x));
     } finally {
       registry.deviceLeft(zigbee.serial_number);
     }
@@ -736,8 +647,8 @@ describe('Responses', () => {
       }),
     ]);
     assert.deepEqual((await device(gw.url, token, serial)).state.contact, { contact: false }, 'closed');
-    const r = await t1(
-      gw.url,
+    const r = await sendEvent(
+      gw,
       token,
       'DeviceStatesChangeReport',
       { state: { contact: { contact: true } } },
@@ -753,10 +664,10 @@ describe('Responses', () => {
     const svc = await service();
     for (const v of ['v1', 'v2']) {
       const eps = [1, 2, 3].map((i) => endpoint(`immediate-${v}-${i}`, svc.url));
-      const r = await t1(gw.url, token, 'DiscoveryRequest', { endpoints: eps }, { apiVersion: v });
+      const r = await sendEvent(gw, token, 'DiscoveryRequest', { endpoints: eps }, { apiVersion: v });
       assert.equal(r.json.header.name, 'Response', r.text);
       // Straight after the response, as clients re-read the list.
-      const list = await deviceList(gw.url, token, v);
+      const list = await listDevices(gw.url, token, v);
       for (const e of r.json.payload.endpoints) {
         const d = list.find((x) => x.serial_number === e.serial_number);
         assert.ok(d, `${e.third_serial_number} listed`);
@@ -825,7 +736,7 @@ describe('Third-party event endpoint (T1)', () => {
     for (const [name, payload] of events) {
       for (const version of ['1', '2']) {
         const messageId = randomUUID();
-        const r = await t1(gw.url, token, name, payload, {
+        const r = await sendEvent(gw, token, name, payload, {
           version,
           messageId,
           endpoint: name === 'DiscoveryRequest' || name === 'RegisterTTSEngine' ? undefined : ep,
@@ -843,7 +754,7 @@ describe('Third-party event endpoint (T1)', () => {
     ];
     for (const [name, payload, endpointValue] of errors) {
       const messageId = randomUUID();
-      const r = await t1(gw.url, token, name, payload, { version: '2', messageId, endpoint: endpointValue });
+      const r = await sendEvent(gw, token, name, payload, { version: '2', messageId, endpoint: endpointValue });
       shape(r, 'ErrorResponse', messageId, '2');
       assert.equal(r.json.payload.type, 'INVALID_PARAMETERS', r.text);
       assert.equal(typeof r.json.payload.description, 'string');
@@ -856,8 +767,8 @@ describe('Third-party event endpoint (T1)', () => {
   test('"auth failure: ErrorResponse with payload {type: AUTH_FAILURE, description: headers.Authorization is invalid}"', async () => {
     for (const authorization of ['', 'Bearer ', 'Bearer not-a-token', 'not-a-token']) {
       const messageId = randomUUID();
-      const r = await t1(
-        gw.url,
+      const r = await sendEvent(
+        gw,
         token,
         'DiscoveryRequest',
         { endpoints: [] },
@@ -889,8 +800,8 @@ describe('Third-party event endpoint (T1)', () => {
   test('"RegisterTTSEngine arrives here: payload {service_address, name}; reply payload {engine_id: "<string>"}"', async () => {
     const engine = await service();
     const messageId = randomUUID();
-    const r = await t1(
-      gw.url,
+    const r = await sendEvent(
+      gw,
       token,
       'RegisterTTSEngine',
       { service_address: engine.url, name: 'Compat TTS' },
@@ -900,8 +811,8 @@ describe('Third-party event endpoint (T1)', () => {
     assert.deepEqual(Object.keys(r.json.payload), ['engine_id']);
     assert.equal(typeof r.json.payload.engine_id, 'string');
     assert.ok(r.json.payload.engine_id.length > 0);
-    const again = await t1(
-      gw.url,
+    const again = await sendEvent(
+      gw,
       token,
       'RegisterTTSEngine',
       { service_address: engine.url, name: 'Compat TTS' },
@@ -963,30 +874,33 @@ describe('Directives to a service address (T2)', () => {
     const svc = await service();
     const [serial] = await discover(gw.url, token, [endpoint('odd-replies', svc.url)]);
     const header = (b: any, name: string) => ({ name, message_id: b.directive.header.message_id, version: '1' });
-    const forms: [string, Answer][] = [
+    const forms: [string, ServiceHandler][] = [
       [
         'wrapped UpdateDeviceStatesResponse',
-        (b, res) => sendJson(res, { event: { header: header(b, 'UpdateDeviceStatesResponse'), payload: {} } }),
+        (b, _req, res) => sendJson(res, { event: { header: header(b, 'UpdateDeviceStatesResponse'), payload: {} } }),
       ],
-      ['wrapped Response', (b, res) => sendJson(res, { event: { header: header(b, 'Response'), payload: {} } })],
+      ['wrapped Response', (b, _req, res) => sendJson(res, { event: { header: header(b, 'Response'), payload: {} } })],
       [
         'wrapped own name',
-        (b, res) => sendJson(res, { event: { header: header(b, 'UpdateDeviceStates'), payload: {} } }),
+        (b, _req, res) => sendJson(res, { event: { header: header(b, 'UpdateDeviceStates'), payload: {} } }),
       ],
       [
         'unwrapped UpdateDeviceStatesResponse',
-        (b, res) => sendJson(res, { header: header(b, 'UpdateDeviceStatesResponse'), payload: {} }),
+        (b, _req, res) => sendJson(res, { header: header(b, 'UpdateDeviceStatesResponse'), payload: {} }),
       ],
-      ['unwrapped Response', (b, res) => sendJson(res, { header: header(b, 'Response'), payload: {} })],
-      ['unwrapped own name', (b, res) => sendJson(res, { header: header(b, 'UpdateDeviceStates'), payload: {} })],
-      ['served as text/html', (b, res) => sendJson(res, successReply(b), 'text/html; charset=utf-8')],
-      ['unwrapped, text/html, no payload', (b, res) => sendJson(res, { header: header(b, 'Response') }, 'text/html')],
-      ['empty body', (_b, res) => sendJson(res, '')],
-      ['an HTML page', (_b, res) => sendJson(res, '<html><body>OK</body></html>', 'text/html')],
+      ['unwrapped Response', (b, _req, res) => sendJson(res, { header: header(b, 'Response'), payload: {} })],
+      ['unwrapped own name', (b, _req, res) => sendJson(res, { header: header(b, 'UpdateDeviceStates'), payload: {} })],
+      ['served as text/html', (b, _req, res) => sendJson(res, successReply(b), 'text/html; charset=utf-8')],
+      [
+        'unwrapped, text/html, no payload',
+        (b, _req, res) => sendJson(res, { header: header(b, 'Response') }, 'text/html'),
+      ],
+      ['empty body', (_b, _req, res) => sendJson(res, '')],
+      ['an HTML page', (_b, _req, res) => sendJson(res, '<html><body>OK</body></html>', 'text/html')],
     ];
     let level = 20;
     for (const [what, answer] of forms) {
-      svc.answer = answer;
+      svc.handle(answer);
       level++;
       const r = await call(gw.url, 'PUT', rest('v2', `devices/${serial}`), {
         token,
@@ -996,8 +910,9 @@ describe('Directives to a service address (T2)', () => {
       assert.equal((await device(gw.url, token, serial)).state.brightness.brightness, level, what);
     }
     // An ErrorResponse is a failure, wrapped or not.
-    svc.answer = (b, res) =>
-      sendJson(res, { event: { header: header(b, 'ErrorResponse'), payload: { type: 'INVALID_DIRECTIVE' } } });
+    svc.handle((b, _req, res) =>
+      sendJson(res, { event: { header: header(b, 'ErrorResponse'), payload: { type: 'INVALID_DIRECTIVE' } } }),
+    );
     assert.equal(
       (
         await call(gw.url, 'PUT', rest('v2', `devices/${serial}`), {
@@ -1007,8 +922,9 @@ describe('Directives to a service address (T2)', () => {
       ).json.error,
       110006,
     );
-    svc.answer = (b, res) =>
-      sendJson(res, { header: header(b, 'ErrorResponse'), payload: { type: 'ENDPOINT_UNREACHABLE' } }, 'text/html');
+    svc.handle((b, _req, res) =>
+      sendJson(res, { header: header(b, 'ErrorResponse'), payload: { type: 'ENDPOINT_UNREACHABLE' } }, 'text/html'),
+    );
     assert.equal(
       (
         await call(gw.url, 'PUT', rest('v2', `devices/${serial}`), {
@@ -1021,7 +937,7 @@ describe('Directives to a service address (T2)', () => {
   });
 
   test('"replies can be null": a null reply is a success', async () => {
-    const svc = await service((_b, res) => sendJson(res, 'null'));
+    const svc = await service((_b, _req, res) => sendJson(res, 'null'));
     const [serial] = await discover(gw.url, token, [endpoint('null-reply', svc.url)]);
     const r = await call(gw.url, 'PUT', rest('v2', `devices/${serial}`), {
       token,
@@ -1052,7 +968,7 @@ describe('Directives to a service address (T2)', () => {
     const held: { body: any; res: ServerResponse }[] = [];
     let holding = false;
     const batches: number[] = [];
-    const svc = await service((body, res) => {
+    const svc = await service((body, _req, res) => {
       held.push({ body, res });
       if (holding) return;
       holding = true;
@@ -1149,21 +1065,21 @@ describe('Event stream', () => {
       endpoint('one-data-line', svc.url, { name: 'Lamp\nwith a newline', tags }),
     ]);
     const ep = { serial_number: serial, third_serial_number: 'one-data-line' };
-    await t1(
-      gw.url,
+    await sendEvent(
+      gw,
       token,
       'DeviceStatesChangeReport',
       { state: { brightness: { brightness: 77 } } },
       { endpoint: ep },
     );
-    await t1(
-      gw.url,
+    await sendEvent(
+      gw,
       token,
       'DeviceInformationUpdatedReport',
       { capabilities: endpoint('x', svc.url).capabilities, tags: { ...tags, more: '\n\n' } },
       { endpoint: ep },
     );
-    await t1(gw.url, token, 'DeviceOnlineChangeReport', { online: false }, { endpoint: ep });
+    await sendEvent(gw, token, 'DeviceOnlineChangeReport', { online: false }, { endpoint: ep });
     await call(gw.url, 'PUT', rest('v2', 'security/disable'), { token });
     await call(gw.url, 'PUT', rest('v2', 'security/2/enable'), { token });
     await call(gw.url, 'PUT', rest('v2', 'bridge/cancel_alarm'), { token });
@@ -1248,7 +1164,13 @@ describe('Event stream', () => {
     es.addEventListener('device#v2#updateDeviceState', (e) => got.push(e));
     await eventually(() => es.readyState === EventSource.OPEN, 5000, 'EventSource open');
     for (const brightness of [31, 32, 33]) {
-      await t1(gw.url, token, 'DeviceStatesChangeReport', { state: { brightness: { brightness } } }, { endpoint: ep });
+      await sendEvent(
+        gw,
+        token,
+        'DeviceStatesChangeReport',
+        { state: { brightness: { brightness } } },
+        { endpoint: ep },
+      );
     }
     await stream.waitFor(() => stream.events().filter((f) => f.event === 'device#v2#updateDeviceState').length >= 3);
     await eventually(() => got.length >= 3, 5000, 'three events on the EventSource');
@@ -1274,7 +1196,7 @@ describe('Event stream', () => {
     const [serial] = await discover(gw.url, token, [endpoint('resume', svc.url)]);
     const ep = { serial_number: serial, third_serial_number: 'resume' };
     const report = (brightness: number) =>
-      t1(gw.url, token, 'DeviceStatesChangeReport', { state: { brightness: { brightness } } }, { endpoint: ep });
+      sendEvent(gw, token, 'DeviceStatesChangeReport', { state: { brightness: { brightness } } }, { endpoint: ep });
     const mine = (f: Frame) => f.event === 'device#v2#updateDeviceState' && (f.data[0] ?? '').includes(serial);
 
     // Raw: a reconnect that sends Last-Event-ID gets what came after it.
@@ -1348,7 +1270,7 @@ describe('Event stream', () => {
 describe('TTS and media', () => {
   test('"GET tts/engines: clients treat data as holding the engines [{id, name}]; serve data.engines and keep each engine as {id, name}"', async () => {
     const engine = await service();
-    const r = await t1(gw.url, token, 'RegisterTTSEngine', { service_address: engine.url, name: 'Listed TTS' });
+    const r = await sendEvent(gw, token, 'RegisterTTSEngine', { service_address: engine.url, name: 'Listed TTS' });
     const id = r.json.payload.engine_id;
     for (const v of ['v1', 'v2']) {
       const list = await call(gw.url, 'GET', rest(v, 'tts/engines'), { token });
@@ -1369,8 +1291,8 @@ describe('TTS and media', () => {
 
   test('"an engine registers with RegisterTTSEngine (above)": the engine_id of the reply is the id listed', async () => {
     const engine = await service();
-    const r = await t1(
-      gw.url,
+    const r = await sendEvent(
+      gw,
       token,
       'RegisterTTSEngine',
       { service_address: engine.url, name: 'Add-on TTS' },
@@ -1381,7 +1303,7 @@ describe('TTS and media', () => {
     assert.ok(
       list.some((e: { id: string; name: string }) => e.id === r.json.payload.engine_id && e.name === 'Add-on TTS'),
     );
-    const bad = await t1(gw.url, token, 'RegisterTTSEngine', { name: 'No address' });
+    const bad = await sendEvent(gw, token, 'RegisterTTSEngine', { name: 'No address' });
     assert.equal(bad.json.header.name, 'ErrorResponse');
     assert.equal(bad.json.payload.type, 'INVALID_PARAMETERS');
   });

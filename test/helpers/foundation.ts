@@ -3,6 +3,7 @@
  * restartable on the same folder. Also the JSON client every test uses, a token obtained the
  * way clients get one, and a raw event-stream reader that keeps every byte it got.
  */
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { type ClientRequest, type IncomingMessage, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -301,7 +302,9 @@ export const FOUNDATION_ROUTES: readonly (readonly [string, string])[] = [
   ['PUT', 'security/disable'],
 ];
 
-/** GET devices (D3) on one version segment: its `device_list`. */
+/** GET devices (D3) on one version segment: its `device_list` (asserts the call succeeded). */
 export async function listDevices(base: string, token: string, version = 'v2'): Promise<any[]> {
-  return (await call(base, 'GET', rest(version, 'devices'), { token })).json.data.device_list;
+  const r = await call(base, 'GET', rest(version, 'devices'), { token });
+  assert.equal(r.json?.error, 0, r.text);
+  return r.json.data.device_list;
 }

@@ -4,24 +4,35 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ApiAnswer, call } from './foundation.ts';
+import { type ApiAnswer, call, rest } from './foundation.ts';
 
-/** Sends one T1 event; returns the parsed reply. */
+export interface SendEventOptions {
+  endpoint?: unknown;
+  version?: string;
+  messageId?: string;
+  /** The request path; defaults to `thirdparty/event` under `apiVersion`. */
+  path?: string;
+  /** The API version segment of the default path (`v1`, `v2`, `V2`); defaults to `v2`. */
+  apiVersion?: string;
+  /** The Authorization header as sent (`''` included); defaults to `Bearer <token>`. */
+  authorization?: string;
+}
+
+/** Sends one T1 event as clients do (`{event: {header, endpoint?, payload}}`); returns the parsed reply. */
 export async function sendEvent(
   g: { url: string },
   token: string | undefined,
   name: string,
   payload: unknown,
-  opts: { endpoint?: unknown; version?: string; messageId?: string; path?: string } = {},
+  opts: SendEventOptions = {},
 ): Promise<ApiAnswer> {
-  const header: Record<string, unknown> = {
-    name,
-    message_id: opts.messageId ?? crypto.randomUUID(),
-    version: opts.version ?? '1',
-  };
-  const event: Record<string, unknown> = { header, payload };
-  if (opts.endpoint !== undefined) event.endpoint = opts.endpoint;
-  return call(g.url, 'POST', opts.path ?? '/open-api/v2/rest/thirdparty/event', { token, body: { event } });
+  const header = { name, message_id: opts.messageId ?? crypto.randomUUID(), version: opts.version ?? '1' };
+  const event = opts.endpoint === undefined ? { header, payload } : { header, endpoint: opts.endpoint, payload };
+  const path = opts.path ?? rest(opts.apiVersion ?? 'v2', 'thirdparty/event');
+  if (opts.authorization !== undefined) {
+    return call(g.url, 'POST', path, { body: { event }, headers: { authorization: opts.authorization } });
+  }
+  return call(g.url, 'POST', path, { token, body: { event } });
 }
 
 /** A third-party endpoint as DiscoveryRequest sends it. */
@@ -49,6 +60,8 @@ export function endpoint(third: string, serviceAddress: string, extra: Record<st
 export interface Received {
   body: any;
   headers: IncomingMessage['headers'];
+  /** The exact bytes received, as text. */
+  raw: string;
 }
 
 export type ServiceHandler = (directive: any, req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -61,40 +74,40 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/** The common success reply of a provider. */
+/** The common success reply of a provider: wrapped, UpdateDeviceStatesResponse, message_id and version echoed. */
 export function successReply(directive: any): unknown {
+  const h = directive?.directive?.header ?? {};
   return {
     event: {
-      header: {
-        name: 'UpdateDeviceStatesResponse',
-        message_id: directive?.directive?.header?.message_id,
-        version: '1',
-      },
+      header: { name: 'UpdateDeviceStatesResponse', message_id: h.message_id, version: h.version ?? '1' },
       payload: {},
     },
   };
 }
 
+/** Answers 200 with `value` (a string is sent as is, anything else as JSON) and a Content-Length. */
+export function sendJson(res: ServerResponse, value: unknown, type = 'application/json'): void {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  res.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
 /** A small third-party service on 127.0.0.1 that records directives and answers by `handler`. */
 export async function startService(handler?: ServiceHandler): Promise<Service> {
-  let current: ServiceHandler =
-    handler ??
-    ((d, _req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(successReply(d)));
-    });
+  let current: ServiceHandler = handler ?? ((d, _req, res) => sendJson(res, successReply(d)));
   const received: Received[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
       let body: unknown;
       try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        body = JSON.parse(raw);
       } catch {
         body = undefined;
       }
-      received.push({ body, headers: req.headers });
+      received.push({ body, headers: req.headers, raw });
       Promise.resolve(current(body, req, res)).catch(() => res.destroy());
     });
   });
