@@ -54,6 +54,12 @@ export interface Gateway {
   info(): GatewayInfo;
 }
 
+/**
+ * How long a stop waits for requests in flight before it cuts their connections: longer than any
+ * request runs (D4 waits at most 4 s on devices, and clients give up after 5 s).
+ */
+const STOP_GRACE_MS = 5000;
+
 /** The composition root: builds every service from the settings. Nothing listens until start(). */
 export function createGateway(settings: Settings, opts: GatewayOptions = {}): Gateway {
   const log = opts.log ?? pino({ level: settings.log_level }, pino.destination(2));
@@ -126,7 +132,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
 
   let control: ControlServer | undefined;
   let mdns: MdnsHandle | undefined;
-  let stopped = false;
+  let stopping: Promise<void> | undefined;
+  let wrotePid = false;
 
   const gateway: Gateway = {
     settings,
@@ -151,35 +158,53 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       const addr = app.server.address();
       boundPort = typeof addr === 'object' && addr ? addr.port : settings.port;
       writeFileSync(paths.pid, `${process.pid}\n`);
+      wrotePid = true;
       if (settings.mdns) mdns = startMdns(settings, boundPort, log);
       const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
       const url = `http://${host}:${boundPort}`;
       log.info({ url, data_dir: dataDir }, 'gateway listening');
       return url;
     },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await mdns?.stop();
-      sse.stop();
-      runtime.stop();
-      speaker.stopPlayback();
-      await control?.close();
-      // Waits for in-flight requests; their store writes are synchronous, so they are complete.
-      await app.close();
-      await devices.stop();
-      tokens.flush();
-      db.close();
-      try {
-        unlinkSync(paths.pid);
-      } catch {
-        // never started, or already gone
-      }
+    stop() {
+      // A second call waits for the same stop: its caller may reuse the data folder once it resolves.
+      stopping ??= (async () => {
+        await mdns?.stop();
+        sse.stop();
+        runtime.stop();
+        speaker.stopPlayback();
+        await control?.close();
+        // Waits for in-flight requests; their store writes are synchronous, so they are complete.
+        // A client that never sends the rest of its request would hold the close for minutes:
+        // after the longest a request runs, such connections are cut.
+        const cut = setTimeout(() => app.server.closeAllConnections(), STOP_GRACE_MS);
+        try {
+          await app.close();
+        } finally {
+          clearTimeout(cut);
+        }
+        await devices.stop();
+        tokens.flush();
+        db.close();
+        // Only our own: a gateway refused because another one serves this folder leaves its pid file.
+        if (wrotePid) {
+          try {
+            unlinkSync(paths.pid);
+          } catch {
+            // already gone
+          }
+        }
+      })();
+      return stopping;
     },
     async reset() {
-      tokens.clear();
-      registry.clear();
-      tts.clear();
+      // One transaction: a reset that fails midway leaves every token, device and engine stored.
+      // The registry reloads itself on a failure; engines and tokens delete their rows before they
+      // forget them in memory, so they go last.
+      registry.batch(() => {
+        registry.clear();
+        tts.clear();
+        tokens.clear();
+      });
     },
   };
   return gateway;

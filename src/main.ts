@@ -220,8 +220,11 @@ async function main(): Promise<void> {
         settings,
         () => controlRequest(socket, 'POST', '/reset'),
         (t, db) => {
-          t.clear();
-          clearDeviceData(db);
+          // One transaction: a reset that fails midway leaves every token, device and engine stored.
+          db.transaction(() => {
+            clearDeviceData(db);
+            t.clear();
+          })();
           return { reset: true };
         },
       );

@@ -28,6 +28,9 @@ export interface AppOptions {
   sse: SseHub;
 }
 
+/** Longest path parameter (a serial number, a capability, a security mode id) the router takes. */
+const MAX_PARAM_LENGTH = 500;
+
 /** Lower-cases the version segment so `/open-api/V2/...` and `/open-api/v2/...` are one route. */
 export function normalizeUrl(url: string): string {
   return url.replace(/^\/open-api\/(v\d+)(?=\/|$|\?)/i, (_m, v: string) => `/open-api/${v.toLowerCase()}`);
@@ -44,7 +47,19 @@ export function buildApp(ctx: HttpContext, opts: AppOptions): FastifyInstance {
     rewriteUrl: (req) => normalizeUrl(req.url ?? '/'),
     bodyLimit: 1024 * 1024,
     return503OnClosing: false,
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 500 },
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_PARAM_LENGTH },
+    // A path parameter the router cannot decode (`%E0%A4%A`) or that is too long: the envelope,
+    // not Fastify's own body with HTTP 400/414, which clients drop.
+    frameworkErrors: (err, _req, reply) => {
+      const message =
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? `path: a parameter is longer than ${MAX_PARAM_LENGTH} characters`
+          : err.code === 'FST_ERR_BAD_URL'
+            ? 'path: a parameter is not valid percent-encoding'
+            : err.message;
+      reply.header('Access-Control-Allow-Origin', '*');
+      sendFailure(reply, 400, message);
+    },
     // A request Node cannot even parse still gets the envelope, so clients can read what went wrong.
     clientErrorHandler: (err, socket) => {
       if (!socket.writable) return;
@@ -62,7 +77,10 @@ export function buildApp(ctx: HttpContext, opts: AppOptions): FastifyInstance {
   app.setErrorHandler((err: Error & { code?: string; validation?: unknown }, req, reply) => {
     if (err instanceof ApiError) return sendFailure(reply, err.error, err.message);
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendFailure(reply, 400, 'body is larger than 1 MiB');
-    if (err.validation || err.code?.startsWith('FST_ERR_CTP') || err.code === 'FST_ERR_BAD_URL') {
+    // A client fault Fastify or Node reports (a 4xx status: e.g. a body cut off by the client) is no server fault.
+    const status = (err as { statusCode?: number }).statusCode;
+    const clientFault = status !== undefined && status >= 400 && status < 500;
+    if (err.validation || err.code?.startsWith('FST_ERR_CTP') || err.code === 'FST_ERR_BAD_URL' || clientFault) {
       return sendFailure(reply, 400, err.message);
     }
     req.log.error({ err, url: req.url, method: req.method }, 'request failed');
@@ -83,6 +101,18 @@ export function buildApp(ctx: HttpContext, opts: AppOptions): FastifyInstance {
       return;
     }
     done();
+  });
+
+  // Once the gateway stops, each answer closes its connection: a keep-alive connection whose request
+  // was in flight when the stop began would otherwise hold the close until it times out (72 s).
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (closing) reply.header('Connection', 'close');
+    done(null, payload);
   });
 
   app.setNotFoundHandler((req, reply) => {

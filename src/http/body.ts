@@ -4,6 +4,32 @@ import { ApiError } from '../catalog/errors.ts';
 /** Nesting depth past which a JSON body is refused (guards the validators' recursion). */
 const MAX_DEPTH = 64;
 
+/** A `\uXXXX` escape of a surrogate: only such escapes can put an unpaired one in parsed JSON. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+const UNPAIRED = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The first string (key or value) holding an unpaired surrogate, if any. */
+function unpairedSurrogate(value: unknown): string | undefined {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (UNPAIRED.test(v)) return v;
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, child] of Object.entries(v)) {
+        if (UNPAIRED.test(k)) return k;
+        stack.push(child);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** `s` with each unpaired surrogate replaced by U+FFFD, as the store (UTF-8) would keep it. */
+export function wellFormed(s: string): string {
+  return s.replace(new RegExp(UNPAIRED.source, 'g'), '\uFFFD');
+}
+
 function depthOf(value: unknown, limit: number): number {
   let max = 0;
   const stack: [unknown, number][] = [[value, 1]];
@@ -26,6 +52,11 @@ export function parseBody(text: string): unknown {
     throw new ApiError(400, `body is not valid JSON: ${(err as Error).message}`);
   }
   if (depthOf(value, MAX_DEPTH) > MAX_DEPTH) throw new ApiError(400, `body is nested deeper than ${MAX_DEPTH} levels`);
+  // Such a string is not Unicode text: the store (UTF-8) would keep another string than the one
+  // acknowledged, and a restart would show it changed.
+  const unpaired = SURROGATE_ESCAPE.test(text) ? unpairedSurrogate(value) : undefined;
+  if (unpaired !== undefined)
+    throw new ApiError(400, `body: the string ${JSON.stringify(unpaired.slice(0, 40))} holds an unpaired surrogate`);
   return value;
 }
 

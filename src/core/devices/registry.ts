@@ -285,8 +285,9 @@ export class DeviceRegistry implements DriverHost {
       !isDeepStrictEqual(old.tags, record.tags);
     const namesChanged = announcedName !== entry.announcedName || userName !== entry.userName;
     if (!infoChanged && !namesChanged && isDeepStrictEqual(old.extra, record.extra)) return old;
-    const next = this.replace(entry, record, { announcedName, userName });
-    this.store.save(next);
+    // Stored first: if the write fails, memory (and so D3) still shows what the store holds.
+    this.store.save({ record, announcedName, userName });
+    this.replace(entry, record, { announcedName, userName });
     if (infoChanged) this.emitInfo(record);
     return record;
   }

@@ -38,8 +38,8 @@ interface Plan {
   name?: string;
   tags?: Record<string, unknown>;
   state?: Record<string, unknown>;
-  /** The full new capability list, and the entries that change (sent to the driver). */
-  capabilities?: { all: CapabilityObject[]; changed: CapabilityObject[] };
+  /** The capability entries that change (sent to the driver). */
+  capabilities?: { changed: CapabilityObject[] };
 }
 
 export class DeviceService {
@@ -119,7 +119,14 @@ export class DeviceService {
         deadline,
       });
       if (!outcome.ok) return fromOutcome(outcome);
-      this.registry.updateLocal(serial, { capabilities: plan.capabilities.all });
+      // Applied again onto the capabilities as they are now, not as they were before the round
+      // trip: another D4 or a report that changed other settings meanwhile is kept.
+      const now = this.registry.get(serial);
+      if (!now) return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
+      const errors: string[] = [];
+      const capabilities = this.applyCapabilities(now.capabilities, body, errors);
+      if (errors.length > 0) return invalid(errors);
+      this.registry.updateLocal(serial, { capabilities });
     }
     if (plan.state && Object.keys(plan.state).length > 0) {
       const current = this.registry.get(serial);
@@ -148,7 +155,25 @@ export class DeviceService {
       if (r.ok) plan.tags = body.tags as Record<string, unknown>;
       else errors.push(...r.errors);
     }
-    let caps = device.capabilities;
+    const caps = this.applyCapabilities(device.capabilities, body, errors);
+    if (caps !== device.capabilities) {
+      const changed = caps.filter((c) => !device.capabilities.some((o) => isDeepStrictEqual(o, c)));
+      plan.capabilities = { changed };
+    }
+    if (body.state !== undefined) {
+      const r = validateCommand(caps, body.state, 'state');
+      if (r.ok) plan.state = r.value;
+      else errors.push(...r.errors);
+    }
+    return errors.length > 0 ? invalid(errors) : plan;
+  }
+
+  /** D4 `capabilities` and `configuration` applied onto `caps`; returns `caps` itself when neither is given. */
+  private applyCapabilities(
+    caps: CapabilityObject[],
+    body: Record<string, unknown>,
+    errors: string[],
+  ): CapabilityObject[] {
     if (body.capabilities !== undefined) {
       const r = applySettingsUpdate(caps, body.capabilities, { source: 'client' }, 'capabilities');
       if (r.ok) caps = r.value;
@@ -159,16 +184,7 @@ export class DeviceService {
       if (configured.ok) caps = configured.value;
       else errors.push(...configured.errors);
     }
-    if (caps !== device.capabilities) {
-      const changed = caps.filter((c) => !device.capabilities.some((o) => isDeepStrictEqual(o, c)));
-      plan.capabilities = { all: caps, changed };
-    }
-    if (body.state !== undefined) {
-      const r = validateCommand(caps, body.state, 'state');
-      if (r.ok) plan.state = r.value;
-      else errors.push(...r.errors);
-    }
-    return errors.length > 0 ? invalid(errors) : plan;
+    return caps;
   }
 
   /** D4 `configuration`: only camera streams have one (spec 4.2); merged into the camera-stream capability. */

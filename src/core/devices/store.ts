@@ -99,7 +99,9 @@ export class DeviceStore {
 
   /** Every stored device, oldest first. */
   loadAll(): StoredDevice[] {
-    return this.db.prepare<[], Row>('SELECT * FROM devices ORDER BY created_at, rowid').all().map(fromRow);
+    // Insertion order (rowid), as the registry lists them: created_at follows the clock, which can
+    // be behind after a boot without a real-time clock.
+    return this.db.prepare<[], Row>('SELECT * FROM devices ORDER BY rowid').all().map(fromRow);
   }
 
   save(d: StoredDevice): void {

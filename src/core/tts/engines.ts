@@ -23,7 +23,8 @@ export class TtsEngines {
   private readonly engines = new Map<string, TtsEngine>();
 
   constructor(private readonly db: Db) {
-    for (const e of db.prepare<[], TtsEngine>('SELECT * FROM tts_engines ORDER BY created_at, rowid').all())
+    // Insertion order, as listed before a restart (the clock can be behind after a boot).
+    for (const e of db.prepare<[], TtsEngine>('SELECT * FROM tts_engines ORDER BY rowid').all())
       this.engines.set(e.id, e);
   }
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { RestModule } from '../app.ts';
-import { bodyObject, isObject } from '../body.ts';
+import { bodyObject, isObject, wellFormed } from '../body.ts';
 import type { HttpContext } from '../context.ts';
 import { ok } from '../envelope.ts';
 import { intField } from '../fields.ts';
@@ -46,7 +46,8 @@ export function bridgeRoutes(ctx: HttpContext): RestModule {
       // app_name comes in the query string or, from some clients, in a JSON body of the GET.
       const query = req.query as Record<string, unknown>;
       const raw = query.app_name ?? (await appNameFromGetBody(req.raw));
-      const appName = typeof raw === 'string' && raw.length > 0 ? raw.slice(0, 200) : undefined;
+      // Well-formed, so that the app_name answered is the one stored (a cut can split a surrogate pair).
+      const appName = typeof raw === 'string' && raw.length > 0 ? wellFormed(raw.slice(0, 200)) : undefined;
       const grant = ctx.tokens.poll(appName);
       if (!grant.ok) return reply.type('application/json; charset=utf-8').send(LINK_REFUSED);
       return ok(

@@ -64,8 +64,11 @@ export function thirdPartyRoutes(deps: ThirdPartyDeps): RestModule {
       {
         bodyLimit: BODY_LIMIT,
         // Parse errors and faults keep the event shape too: clients read `header.name` unguarded.
-        errorHandler: (err: Error & { code?: string }, req, res) => {
-          const parseError = err.code?.startsWith('FST_ERR_CTP') || (err as { error?: number }).error === 400;
+        errorHandler: (err: Error & { code?: string; statusCode?: number }, req, res) => {
+          // A 4xx status is a client fault (e.g. a body the client cut off), not the gateway's.
+          const clientFault = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500;
+          const parseError =
+            err.code?.startsWith('FST_ERR_CTP') || (err as { error?: number }).error === 400 || clientFault;
           if (!parseError) deps.log?.error({ err, url: req.url }, 'third-party event failed');
           return reply(
             res,
