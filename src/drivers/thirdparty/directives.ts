@@ -10,7 +10,7 @@ import { Agent, request } from 'undici';
 export type DirectiveReply =
   | { kind: 'ok'; payload: Record<string, unknown> }
   | { kind: 'error'; type: string; description?: string }
-  /** No usable answer: refused, reset, timed out, or an HTTP error status. `offline`: no answer at all. */
+  /** No usable answer: refused, reset, timed out, a redirect or an HTTP error status. `offline`: no answer at all. */
   | { kind: 'failed'; reason: string; offline: boolean };
 
 export interface DirectiveEndpoint {
@@ -99,8 +99,13 @@ export class DirectiveClient {
         chunks.push(chunk as Buffer);
       }
       const reply = readReply(Buffer.concat(chunks).toString('utf8'));
-      if (reply.kind === 'ok' && res.statusCode >= 400)
-        return { kind: 'failed', reason: `the service answered HTTP ${res.statusCode}`, offline: false };
+      // A redirect is not followed: the directive did not reach what the service address names.
+      if (reply.kind === 'ok' && res.statusCode >= 300)
+        return {
+          kind: 'failed',
+          reason: `the service answered HTTP ${res.statusCode}${res.statusCode < 400 ? ' (redirects are not followed)' : ''}`,
+          offline: false,
+        };
       return reply;
     } catch (err) {
       const e = err as Error & { code?: string; cause?: { code?: string } };

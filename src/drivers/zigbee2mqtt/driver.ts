@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
 import { ErrorCode } from '../../catalog/errors.ts';
+import { sanitizeReport } from '../../catalog/index.ts';
 import type { DeviceAnnouncement, DeviceRecord, Driver, DriverCommand, DriverHost, Outcome } from '../contract.ts';
 import {
   type DeviceMapping,
@@ -17,7 +18,7 @@ import {
   propertiesOf,
   toApiState,
 } from './mapping.ts';
-import type { Z2mDevice, Z2mResponse } from './types.ts';
+import type { Expose, Z2mDevice, Z2mResponse } from './types.ts';
 
 /** The logger the driver needs (pino's Logger fits). */
 export interface ZigbeeLog {
@@ -33,9 +34,9 @@ export interface Zigbee2MqttOptions {
   baseTopics: string[];
   /** D1 keeps joining open at most this long (Zigbee2MQTT's own maximum is 254 s). */
   permitJoinSeconds: number;
-  /** How long Zigbee2MQTT has to republish the new state after a `/set` (D4) or answer a `/get` (D6). */
+  /** How long Zigbee2MQTT has to republish the new state after a `/set` (D4), answer a `/get` (D6) or a permit_join (D1). */
   confirmMs?: number;
-  /** How long Zigbee2MQTT has to answer a bridge request (permit_join, device remove). */
+  /** How long Zigbee2MQTT has to answer a device removal (D5). */
   requestMs?: number;
   /** First and last wait between reconnect attempts (doubles each time). */
   reconnectMinMs?: number;
@@ -48,6 +49,8 @@ export interface Zigbee2MqttOptions {
 export const DRIVER_ID = 'zigbee2mqtt';
 export const DEFAULT_CONFIRM_MS = 3000;
 export const DEFAULT_REQUEST_MS = 10_000;
+/** At most this many devices not yet listed in bridge/devices have messages held for them, per base topic. */
+const MAX_EARLY = 10_000;
 
 interface Waiter {
   expect: Expectation[];
@@ -142,6 +145,8 @@ export class Zigbee2MqttDriver implements Driver {
     this.client = client;
     client.on('connect', () => {
       noDelay(client);
+      // The first list after every (re)connect keeps missing devices (offline) instead of deleting them.
+      for (const b of this.bridges.values()) b.seenDevices = false;
       this.backoff = this.opts.reconnectMinMs ?? 500;
       client.options.reconnectPeriod = this.backoff;
       this.opts.log.info({ url }, 'zigbee2mqtt: connected to the MQTT broker');
@@ -173,6 +178,7 @@ export class Zigbee2MqttDriver implements Driver {
     for (const b of this.bridges.values())
       for (const e of b.byIeee.values())
         for (const w of e.waiters) w.done({ ok: false, message: 'the gateway is stopping' });
+    for (const answer of [...this.requests.values()]) answer({ status: 'error', error: 'the gateway is stopping' });
     const client = this.client;
     this.client = undefined;
     if (client) await client.endAsync(true).catch(() => {});
@@ -192,7 +198,8 @@ export class Zigbee2MqttDriver implements Driver {
     const time = enable ? this.opts.permitJoinSeconds : 0;
     const answers = await Promise.all(
       [...this.bridges.keys()].map((base) =>
-        this.request(base, 'permit_join', { value: enable, time }).then((r) => ({ base, r })),
+        // Zigbee2MQTT answers permit_join at once; one that is down must not hold D1 past the 5 s clients wait.
+        this.request(base, 'permit_join', { value: enable, time }, this.confirmMs).then((r) => ({ base, r })),
       ),
     );
     const failed = answers.find((a) => a.r.status !== 'ok');
@@ -202,7 +209,7 @@ export class Zigbee2MqttDriver implements Driver {
         await Promise.all(
           answers
             .filter((a) => a.r.status === 'ok')
-            .map((a) => this.request(a.base, 'permit_join', { value: false, time: 0 })),
+            .map((a) => this.request(a.base, 'permit_join', { value: false, time: 0 }, this.confirmMs)),
         );
       return {
         ok: false,
@@ -232,7 +239,7 @@ export class Zigbee2MqttDriver implements Driver {
       const r = await this.publishAndWait(entry, 'set', plan.payload, plan.expect);
       if (!r.ok) return fail(ErrorCode.DEVICE_UPDATE_FAILED, r.message);
       const props = new Set(plan.expect.map((x) => x.property));
-      return { ok: true, state: toApiState(entry.mapping, pick(entry.last, props)) };
+      return { ok: true, state: this.apiState(entry, pick(entry.last, props)) };
     }
     // query-state
     const get = planGet(entry.mapping, command.capability);
@@ -242,7 +249,7 @@ export class Zigbee2MqttDriver implements Driver {
       if (!r.ok) return fail(ErrorCode.DEVICE_UPDATE_FAILED, r.message);
     }
     const props = new Set(propertiesOf(entry.mapping, command.capability));
-    const state = toApiState(entry.mapping, pick(entry.last, props));
+    const state = this.apiState(entry, pick(entry.last, props));
     return {
       ok: true,
       state: state[command.capability] !== undefined ? { [command.capability]: state[command.capability] } : {},
@@ -323,13 +330,18 @@ export class Zigbee2MqttDriver implements Driver {
     });
   }
 
-  private request(base: string, what: string, body: Record<string, unknown>): Promise<Z2mResponse> {
+  private request(
+    base: string,
+    what: string,
+    body: Record<string, unknown>,
+    waitMs = this.requestMs,
+  ): Promise<Z2mResponse> {
     const transaction = randomUUID();
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.requests.delete(transaction);
-        resolve({ status: 'error', error: `no answer within ${this.requestMs} ms` });
-      }, this.requestMs);
+        resolve({ status: 'error', error: `no answer within ${waitMs} ms` });
+      }, waitMs);
       this.requests.set(transaction, (r) => {
         clearTimeout(timer);
         this.requests.delete(transaction);
@@ -366,7 +378,10 @@ export class Zigbee2MqttDriver implements Driver {
 
   private onBridge(bridge: Bridge, sub: string, msg: unknown): void {
     if (sub === 'devices' && Array.isArray(msg)) {
-      this.reconcile(bridge, msg as Z2mDevice[]);
+      // One transaction for the whole list: one commit (one fsync) instead of one per device.
+      const host = this.host;
+      if (host?.batch) host.batch(() => this.reconcile(bridge, msg));
+      else this.reconcile(bridge, msg);
       return;
     }
     if (sub === 'info' && isObj(msg)) {
@@ -381,9 +396,10 @@ export class Zigbee2MqttDriver implements Driver {
     }
     if (sub === 'event' && isObj(msg) && msg.type === 'device_leave' && isObj(msg.data)) {
       const ieee = String(msg.data.ieee_address ?? '');
-      bridge.left.add(ieee);
       const serial = this.serialOf(bridge, ieee);
-      if (serial) this.host?.onlineChanged(serial, false);
+      if (!serial) return; // only devices the gateway knows are remembered as left
+      bridge.left.add(ieee);
+      this.host?.onlineChanged(serial, false);
       return;
     }
     if (sub === 'logging' && isObj(msg) && msg.level === 'error' && typeof msg.message === 'string') {
@@ -398,16 +414,22 @@ export class Zigbee2MqttDriver implements Driver {
     return this.host?.findByRef(this.id, `${bridge.base}/${ieee}`)?.serial_number;
   }
 
-  private reconcile(bridge: Bridge, list: Z2mDevice[]): void {
+  private reconcile(bridge: Bridge, list: unknown[]): void {
     const host = this.host;
     if (!host) return;
     const present = new Set<string>();
-    for (const d of list) {
-      if (d.type === 'Coordinator' || !d.ieee_address) continue;
+    for (const item of list) {
+      const d = readDevice(item);
+      if (!d || d.type === 'Coordinator') continue;
       present.add(d.ieee_address);
       const interviewed = d.interview_state ? d.interview_state === 'SUCCESSFUL' : d.interview_completed === true;
       if (!interviewed || !d.definition || d.disabled) continue;
-      this.upsert(bridge, d);
+      try {
+        this.upsert(bridge, d);
+      } catch (err) {
+        // One device that cannot be mapped or stored does not keep the others out.
+        this.opts.log.error({ err, ieee_address: d.ieee_address }, 'zigbee2mqtt: device of bridge/devices skipped');
+      }
     }
     const firstList = !bridge.seenDevices;
     bridge.seenDevices = true;
@@ -458,7 +480,10 @@ export class Zigbee2MqttDriver implements Driver {
     }
     bridge.byFriendly.set(d.friendly_name, entry);
 
-    const name = d.friendly_name && d.friendly_name !== d.ieee_address ? d.friendly_name : def.description || def.model;
+    const name =
+      d.friendly_name && d.friendly_name !== d.ieee_address
+        ? d.friendly_name
+        : def.description || def.model || d.ieee_address;
     const extra = {
       base_topic: bridge.base,
       ieee_address: d.ieee_address,
@@ -505,9 +530,9 @@ export class Zigbee2MqttDriver implements Driver {
     if (state !== 'online' && state !== 'offline') return;
     const entry = bridge.byFriendly.get(friendly);
     if (!entry) {
-      const early = bridge.early.get(friendly) ?? {};
-      early.online = state === 'online';
-      bridge.early.set(friendly, early);
+      const early = bridge.early.get(friendly);
+      if (early) early.online = state === 'online';
+      else if (bridge.early.size < MAX_EARLY) bridge.early.set(friendly, { online: state === 'online' });
       return;
     }
     this.setOnline(bridge, entry, state === 'online');
@@ -522,7 +547,7 @@ export class Zigbee2MqttDriver implements Driver {
     if (!isObj(msg)) return;
     const entry = bridge.byFriendly.get(friendly);
     if (!entry) {
-      if (bridge.early.size < 10_000) {
+      if (bridge.early.size < MAX_EARLY || bridge.early.has(friendly)) {
         const early = bridge.early.get(friendly) ?? {};
         early.payload = { ...early.payload, ...msg };
         bridge.early.set(friendly, early);
@@ -532,9 +557,20 @@ export class Zigbee2MqttDriver implements Driver {
     this.applyState(entry, msg);
   }
 
+  /** A Zigbee2MQTT state as an API report, cleaned like every device report (clamped or dropped, with a warning). */
+  private apiState(entry: Entry, z: Record<string, unknown>): Record<string, unknown> {
+    const clean = sanitizeReport(entry.mapping.capabilities, toApiState(entry.mapping, z));
+    if (clean.warnings.length > 0)
+      this.opts.log.warn(
+        { friendly_name: entry.friendly, warnings: clean.warnings },
+        'zigbee2mqtt: reported state cleaned',
+      );
+    return clean.state;
+  }
+
   private applyState(entry: Entry, msg: Record<string, unknown>): void {
     Object.assign(entry.last, msg);
-    const state = toApiState(entry.mapping, msg);
+    const state = this.apiState(entry, msg);
     if (Object.keys(state).length > 0) {
       const bridge = this.bridges.get(entry.base) as Bridge;
       const serial = this.serialOf(bridge, entry.ieee);
@@ -545,6 +581,38 @@ export class Zigbee2MqttDriver implements Driver {
       if (w.met.size >= w.expect.length) w.done({ ok: true });
     }
   }
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/**
+ * One entry of bridge/devices in the shape the driver reads, or undefined when it has no IEEE
+ * address. Fields of the wrong type are dropped (a definition without an exposes list counts as
+ * none; a friendly name that is not a string is the IEEE address, as Zigbee2MQTT names new devices).
+ */
+function readDevice(v: unknown): Z2mDevice | undefined {
+  if (!isObj(v) || typeof v.ieee_address !== 'string' || v.ieee_address === '' || v.ieee_address.includes('/'))
+    return undefined;
+  const def = v.definition;
+  const definition =
+    isObj(def) && Array.isArray(def.exposes)
+      ? {
+          ...def,
+          model: str(def.model),
+          vendor: str(def.vendor),
+          description: str(def.description),
+          exposes: def.exposes.filter(isObj) as Expose[],
+        }
+      : null;
+  return {
+    ...v,
+    ieee_address: v.ieee_address,
+    friendly_name: typeof v.friendly_name === 'string' && v.friendly_name !== '' ? v.friendly_name : v.ieee_address,
+    type: str(v.type),
+    definition,
+    ...(typeof v.software_build_id === 'string' ? {} : { software_build_id: undefined }),
+    ...(typeof v.model_id === 'string' ? {} : { model_id: undefined }),
+  };
 }
 
 /** Sends small MQTT packets at once instead of waiting for Nagle's algorithm. */

@@ -142,7 +142,9 @@ export const mappingTable: readonly MappingRow[] = [
     conv: { kind: 'scale', to: [0, 100], invert: true },
     control: '1100',
     report: '0100',
-    confirm: 'equal',
+    // Zigbee2MQTT clamps color_temp to the bulb's physical range (read from the bulb), which may
+    // be narrower than the exposed one: it republishes the clamped value.
+    confirm: 'present',
     delta: { property: 'color_temp_step', factor: -3 },
   },
   {

@@ -57,8 +57,9 @@ const key = (capability: string, name?: string) => `${capability}\u0000${name ??
 export function exposeLeaves(exposes: readonly Expose[]): Leaf[] {
   const out: Leaf[] = [];
   const walk = (e: Expose, parent: string, endpoint?: string) => {
+    if (typeof e !== 'object' || e === null) return; // a broken definition: nothing to map
     if (Array.isArray(e.features) && e.type !== 'composite' && e.type !== 'list') {
-      for (const f of e.features) walk(f, parent || e.type, f.endpoint ?? e.endpoint ?? endpoint);
+      for (const f of e.features) walk(f, parent || e.type, f?.endpoint ?? e.endpoint ?? endpoint);
     } else out.push({ expose: e, parent, endpoint: e.endpoint ?? endpoint });
   };
   for (const e of exposes) walk(e, '');
@@ -89,11 +90,15 @@ function rowMatches(row: MappingRow, leaf: Leaf): boolean {
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
+/** `table[k]` for the table's own keys only: a value named like `constructor` or `__proto__` is not in it. */
+const own = <T>(table: Readonly<Record<string, T>>, k: string): T | undefined =>
+  Object.hasOwn(table, k) ? table[k] : undefined;
+
 function enumValues(conv: Conversion, e: Expose): string[] {
   if (conv.kind !== 'enum') return [];
   const out: string[] = [];
   for (const v of e.values ?? []) {
-    const a = conv.map[v];
+    const a = own(conv.map, v);
     if (a !== undefined && !out.includes(a)) out.push(a);
   }
   return out;
@@ -130,7 +135,7 @@ function settingsFor(row: MappingRow, conv: Conversion, e: Expose): Record<strin
 
 /** Splits an action value into a press and its button (`single_left`, `left_single`, `button_1_double`). */
 export function parseAction(value: string): { name?: string; press: string } | undefined {
-  const plain = PRESS_WORDS[value];
+  const plain = own(PRESS_WORDS, value);
   if (plain) return { press: plain };
   const parts = value.split('_');
   if (parts.length < 2) return undefined;
@@ -138,17 +143,17 @@ export function parseAction(value: string): { name?: string; press: string } | u
   let rest: string[] = [];
   const first = parts[0] as string;
   const last = parts[parts.length - 1] as string;
-  if (PRESS_WORDS[last]) {
-    press = PRESS_WORDS[last];
+  if (own(PRESS_WORDS, last)) {
+    press = own(PRESS_WORDS, last);
     rest = parts.slice(0, -1);
-  } else if (PRESS_WORDS[first]) {
-    press = PRESS_WORDS[first];
+  } else if (own(PRESS_WORDS, first)) {
+    press = own(PRESS_WORDS, first);
     rest = parts.slice(1);
   }
   if (!press) return undefined;
   if (rest[0] === 'button' && rest.length > 1) rest = rest.slice(1);
   const name = rest.join('').replace(/[^A-Za-z0-9]/g, '');
-  if (!name || rest.some((p) => PRESS_WORDS[p] !== undefined)) return undefined;
+  if (!name || rest.some((p) => own(PRESS_WORDS, p) !== undefined)) return undefined;
   return { name, press };
 }
 
@@ -358,7 +363,7 @@ export function toApiValue(b: Binding, z: unknown, payload: Record<string, unkno
       return c.invert ? !v : v;
     }
     case 'enum':
-      return typeof z === 'string' ? c.map[z] : undefined;
+      return typeof z === 'string' ? own(c.map, z) : undefined;
     case 'scale': {
       if (!isNum(z)) return undefined;
       const [f0, f1] = scaleRange(b);
