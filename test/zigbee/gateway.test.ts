@@ -96,6 +96,7 @@ describe('Zigbee devices through Zigbee2MQTT', () => {
     ['QBKG24LM', { toggle: { left: { toggleState: 'on' } } }, 'state_left', 'ON'],
     ['LED1836G9', { brightness: { brightness: 50 } }, 'brightness', 127],
     ['LED1836G9', { startup: { startup: 'off' } }, 'power_on_behavior', 'off'],
+    ['LED1836G9', { power: { powerState: 'off' }, brightness: { brightness: 30 } }, 'state', 'OFF'],
     ['LED2201G8', { 'color-temperature': { colorTemperature: 100 } }, 'color_temp', 250],
     ['9290012573A', { 'color-rgb': { red: 0, green: 0, blue: 255 } }, 'color_mode', 'xy'],
     ['E1757', { percentage: { percentage: 30 } }, 'position', 30],

@@ -175,6 +175,20 @@ describe('API commands become /set payloads', () => {
       assert.deepEqual(plan.payload, z);
     });
 
+  it('a light switched off in the same command is confirmed by the off state alone', () => {
+    // Zigbee2MQTT does not apply a brightness sent with OFF, so waiting for it would time out.
+    const plan = planSet(map('LED1836G9'), { power: { powerState: 'off' }, brightness: { brightness: 50 } });
+    assert.ok(plan.ok, JSON.stringify(plan));
+    assert.deepEqual(plan.payload, { state: 'OFF', brightness: 127 });
+    assert.deepEqual(
+      plan.expect.map((x) => x.property),
+      ['state'],
+    );
+    const on = planSet(map('LED1836G9'), { power: { powerState: 'on' }, brightness: { brightness: 50 } });
+    assert.ok(on.ok);
+    assert.deepEqual(on.expect.map((x) => x.property).sort(), ['brightness', 'state']);
+  });
+
   it('a sensor cannot be set', () => {
     const plan = planSet(map('MCCGQ11LM'), { contact: { contact: true } });
     assert.equal(plan.ok, false);

@@ -474,6 +474,11 @@ export class Z2mSimulator {
       return;
     }
     for (const [k, v] of Object.entries(msg)) {
+      // As Zigbee2MQTT's light converter does: a light told to turn off ignores the brightness
+      // sent with it (`{"state":"OFF","brightness":127}` only turns it off).
+      const level = /^brightness(?:_step)?(?:_(.+))?$/.exec(k);
+      const sameState = level ? (level[1] ? `state_${level[1]}` : 'state') : undefined;
+      if (sameState && String(msg[sameState]).toUpperCase() === 'OFF') continue;
       if (!this.apply(d, k, v)) this.log('error', `No converter available for '${k}' (${JSON.stringify(v)})`);
     }
     this.later(this.opts.responseDelayMs ?? 0, () => this.publishState(d));

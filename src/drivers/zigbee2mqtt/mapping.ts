@@ -495,6 +495,14 @@ function expectation(b: Binding, z: unknown, a: unknown): Expectation | undefine
 export function planSet(m: DeviceMapping, state: Record<string, unknown>): SetPlan {
   const payload: Record<string, unknown> = {};
   const expect: Expectation[] = [];
+  /** The endpoint of each expectation, and the endpoints this command switches off. */
+  const endpointOf = new Map<Expectation, string | undefined>();
+  const switchedOff = new Set<string | undefined>();
+  const push = (b: Binding, x: Expectation | undefined) => {
+    if (!x) return;
+    expect.push(x);
+    endpointOf.set(x, b.endpoint);
+  };
   const one = (capability: string, name: string | undefined, body: unknown): string | undefined => {
     const label = name === undefined ? capability : `${capability}.${name}`;
     const b = m.byCapability.get(key(capability, name));
@@ -506,23 +514,22 @@ export function planSet(m: DeviceMapping, state: Record<string, unknown>): SetPl
       const z = toZ2mValue(b, o);
       if (z === undefined) return `${label}: cannot convert ${JSON.stringify(o)}`;
       payload[b.property] = z;
-      const x = expectation(b, z, o);
-      if (x) expect.push(x);
+      push(b, expectation(b, z, o));
       return undefined;
     }
     if (o[b.field] !== undefined) {
       const z = toZ2mValue(b, o[b.field]);
       if (z === undefined) return `${label}.${b.field}: ${JSON.stringify(o[b.field])} is not supported by this device`;
       payload[b.property] = z;
-      const x = expectation(b, z, o[b.field]);
-      if (x) expect.push(x);
+      if (b.conv.kind === 'onoff' && o[b.field] === 'off') switchedOff.add(b.endpoint);
+      push(b, expectation(b, z, o[b.field]));
       return undefined;
     }
     const delta = o[`${b.field}Delta`];
     if (isNum(delta) && b.row?.delta) {
       const prop = b.endpoint ? `${b.row.delta.property}_${b.endpoint}` : b.row.delta.property;
       payload[prop] = Math.round(delta * b.row.delta.factor);
-      expect.push({ property: b.property, tolerance: 0 });
+      push(b, { property: b.property, tolerance: 0 });
       return undefined;
     }
     return `${label}: nothing to set`;
@@ -541,7 +548,15 @@ export function planSet(m: DeviceMapping, state: Record<string, unknown>): SetPl
     }
   }
   if (Object.keys(payload).length === 0) return { ok: false, message: 'nothing to set' };
-  return { ok: true, payload, expect };
+  // Switching off in the same command: Zigbee2MQTT does not apply the other values it was given
+  // for that endpoint (a light turned off takes no new brightness), so the off state is what
+  // confirms the command.
+  const confirmed = expect.filter((x) => !switchedOff.has(endpointOf.get(x)) || isOnOffProperty(m, x.property));
+  return { ok: true, payload, expect: confirmed };
+}
+
+function isOnOffProperty(m: DeviceMapping, property: string): boolean {
+  return m.bindings.some((b) => b.property === property && b.conv.kind === 'onoff');
 }
 
 /** Whether a republished value meets an expectation. */
