@@ -9,7 +9,7 @@ import type { CapabilityObject } from '../../catalog/index.ts';
 import type { DeviceAnnouncement, DeviceRecord, DriverHost } from '../../drivers/contract.ts';
 import type { Db } from '../../store/db.ts';
 import type { EventBus } from '../event-bus.ts';
-import { mergeState } from './state.ts';
+import { mergeState, pruneState } from './state.ts';
 import { clearDevices, DeviceStore, type StoredDevice } from './store.ts';
 import { endpointOf, toWire } from './wire.ts';
 
@@ -164,7 +164,7 @@ export class DeviceRegistry implements DriverHost {
         display_category: a.display_category,
         capabilities: a.capabilities,
         protocol: a.protocol,
-        state: merged.state,
+        state: pruneState(merged.state, a.capabilities),
         tags: a.tags === undefined ? old.tags : a.tags,
         online: a.online ?? old.online,
         extra: a.extra ? { ...old.extra, ...a.extra } : old.extra,
@@ -275,7 +275,10 @@ export class DeviceRegistry implements DriverHost {
   ): DeviceRecord {
     const old = entry.record;
     const record: DeviceRecord = { ...old, name: userName ?? announcedName };
-    if (change.capabilities) record.capabilities = change.capabilities;
+    if (change.capabilities) {
+      record.capabilities = change.capabilities;
+      record.state = pruneState(old.state, change.capabilities);
+    }
     if (change.tags === null) delete record.tags;
     else if (change.tags !== undefined) record.tags = change.tags;
     if (extra) record.extra = { ...old.extra, ...extra };

@@ -72,3 +72,24 @@ export function mergeState(
   }
   return { state, changed };
 }
+
+/**
+ * The part of a state that the capabilities still declare: a capability or channel that a
+ * re-sync or a re-interview removed takes its state with it, so D3 never shows state the device
+ * cannot have.
+ */
+export function pruneState(state: Record<string, unknown>, caps: readonly CapabilityObject[]): Record<string, unknown> {
+  const declared = new Set(caps.map((c) => c.capability));
+  const named = namedLevels(caps);
+  const out: Record<string, unknown> = {};
+  for (const [cap, value] of Object.entries(state)) {
+    if (!declared.has(cap)) continue;
+    const names = named.get(cap);
+    if (names && isObject(value) && Object.keys(value).some((k) => names.has(k))) {
+      const kept: Record<string, unknown> = {};
+      for (const [name, v] of Object.entries(value)) if (names.has(name)) kept[name] = v;
+      out[cap] = kept;
+    } else out[cap] = value;
+  }
+  return out;
+}
