@@ -9,18 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import pino from 'pino';
 import { listDevices, startGateway, type TestGateway } from '../helpers/foundation.ts';
+import { mutate } from '../helpers/fuzz.ts';
 import { endpoint, type Service, sendEvent, sendJson, startService, successReply } from '../helpers/thirdparty.ts';
-
-/** Sets `value` at a random path of a JSON value (a mutation of a valid body). */
-function mutate(base: unknown, path: number[], value: unknown): unknown {
-  if (path.length === 0 || base === null || typeof base !== 'object') return value;
-  const copy: any = Array.isArray(base) ? [...base] : { ...(base as object) };
-  const keys = Object.keys(copy);
-  if (keys.length === 0) return value;
-  const key = keys[(path[0] as number) % keys.length] as string;
-  copy[key] = mutate(copy[key], path.slice(1), value);
-  return copy;
-}
 
 const CAPS = [
   { capability: 'power', permission: '1100' },

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { call, listDevices, startGateway, type TestGateway } from '../helpers/foundation.ts';
+import { mutate } from '../helpers/fuzz.ts';
 import { endpoint, type Service, startService } from '../helpers/thirdparty.ts';
 
 const NAMES = [
@@ -11,17 +12,6 @@ const NAMES = [
   'DeviceInformationUpdatedReport',
   'RegisterTTSEngine',
 ];
-
-/** Sets `value` at a random path of a JSON value (a mutation of a valid body). */
-function mutate(base: unknown, path: number[], value: unknown): unknown {
-  if (path.length === 0 || base === null || typeof base !== 'object') return value;
-  const copy: any = Array.isArray(base) ? [...base] : { ...(base as object) };
-  const keys = Object.keys(copy);
-  if (keys.length === 0) return value;
-  const key = keys[(path[0] as number) % keys.length] as string;
-  copy[key] = mutate(copy[key], path.slice(1), value);
-  return copy;
-}
 
 function isEventReply(json: any): boolean {
   return (

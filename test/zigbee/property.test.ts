@@ -14,20 +14,10 @@ import { sanitizeReport, validateCapabilities } from '../../src/catalog/index.ts
 import { loadFixtures, type SimNetwork, startSimNetwork } from '../../src/drivers/zigbee-sim/index.ts';
 import { initialState, seeded, simProperties } from '../../src/drivers/zigbee-sim/values.ts';
 import { call, startGateway, type TestGateway } from '../helpers/foundation.ts';
+import { mutate } from '../helpers/fuzz.ts';
 
 const MAIN = 'zigbee2mqtt';
 const FUZZ = 'fuzz';
-
-/** Sets `value` at a random path of a JSON value (a mutation of a valid message). */
-function mutate(base: unknown, path: number[], value: unknown): unknown {
-  if (path.length === 0 || base === null || typeof base !== 'object') return value;
-  const copy: any = Array.isArray(base) ? [...base] : { ...(base as object) };
-  const keys = Object.keys(copy);
-  if (keys.length === 0) return value;
-  const key = keys[(path[0] as number) % keys.length] as string;
-  copy[key] = mutate(copy[key], path.slice(1), value);
-  return copy;
-}
 
 interface Dev {
   serial_number: string;
