@@ -299,6 +299,23 @@ describe('Zigbee devices through Zigbee2MQTT', () => {
     simDev.failRemove = false;
   });
 
+  it('answers a slow removal inside the 5 s clients wait, and removes the device when Zigbee2MQTT completes', async () => {
+    const d = await byModel('JTQJ-BF-01LM/BW');
+    const simDev = net.sim().device(d.ieee);
+    assert.ok(simDev);
+    simDev.removeDelayMs = 5000;
+    const started = Date.now();
+    const r = await call(g.url, 'DELETE', `/open-api/v2/rest/devices/${d.serial_number}`, { token });
+    assert.ok(Date.now() - started < 4900, 'answered before the client gives up');
+    assert.equal(r.json.error, 110006, r.text);
+    assert.match(r.json.message, /has not confirmed the removal .* if it completes later/);
+    await events.waitFor((e) => e.type === 'deleteDevice' && e.data.endpoint.serial_number === d.serial_number, 15_000);
+    assert.equal(
+      (await list()).some((x) => x.serial_number === d.serial_number),
+      false,
+    );
+  });
+
   it('marks a device that leaves the network offline and keeps it', async () => {
     const d = await byModel('SNZB-04', 'upstairs').catch(() => byModel('MCCGQ11LM'));
     const sim = net.sims.find((s) => s.device(d.ieee)) ?? net.sim();

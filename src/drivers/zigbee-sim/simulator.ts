@@ -43,6 +43,8 @@ export interface SimDevice {
   /** Test hooks: the next sets fail (as a device that does not answer), removal fails. */
   failSet?: boolean;
   failRemove?: boolean;
+  /** Milliseconds the device takes to confirm its leave (a sleepy end device); 0 by default. */
+  removeDelayMs?: number;
 }
 
 const ROOMS = [
@@ -424,11 +426,13 @@ export class Z2mSimulator {
         );
         return;
       }
-      this.devices.delete(d.ieee);
-      this.pub(`${this.base}/${d.friendly}`, '', true);
-      this.pub(`${this.base}/${d.friendly}/availability`, '', true);
-      this.respond(what, { data: { id, block: false, force: body.force === true }, status: 'ok' }, transaction);
-      this.publishDevices();
+      this.later(d.removeDelayMs ?? 0, () => {
+        this.devices.delete(d.ieee);
+        this.pub(`${this.base}/${d.friendly}`, '', true);
+        this.pub(`${this.base}/${d.friendly}/availability`, '', true);
+        this.respond(what, { data: { id, block: false, force: body.force === true }, status: 'ok' }, transaction);
+        this.publishDevices();
+      });
       return;
     }
     if (what === 'device/rename') {

@@ -49,6 +49,8 @@ export interface Zigbee2MqttOptions {
 export const DRIVER_ID = 'zigbee2mqtt';
 export const DEFAULT_CONFIRM_MS = 3000;
 export const DEFAULT_REQUEST_MS = 10_000;
+/** The longest D5 waits for Zigbee2MQTT's answer (inside the 5 s clients wait). */
+const REMOVE_WAIT_MS = 4000;
 /** At most this many devices not yet listed in bridge/devices have messages held for them, per base topic. */
 const MAX_EARLY = 10_000;
 
@@ -268,10 +270,18 @@ export class Zigbee2MqttDriver implements Driver {
     if (!this.connected()) return fail(ErrorCode.DEVICE_UPDATE_FAILED, 'the MQTT broker of Zigbee2MQTT is unreachable');
     bridge.removing.add(ieee);
     try {
-      const r = await this.request(base, 'device/remove', { id: ieee, force: false });
+      // Zigbee2MQTT may take about 10 s to give up on a device that does not confirm its leave;
+      // clients give up at 5 s, so the answer comes sooner and a late removal still lands.
+      const r = await this.request(base, 'device/remove', { id: ieee, force: false }, REMOVE_WAIT_MS);
       if (r.status === 'ok' || /does not exist/i.test(r.error ?? '')) {
         this.forget(bridge, ieee);
         return { ok: true };
+      }
+      if (r.timedOut) {
+        return fail(
+          ErrorCode.DEVICE_UPDATE_FAILED,
+          `Zigbee2MQTT has not confirmed the removal of ${entry?.friendly ?? ieee} within ${REMOVE_WAIT_MS} ms; if it completes later, the device is removed then (deleteDevice event)`,
+        );
       }
       return fail(
         ErrorCode.DEVICE_UPDATE_FAILED,
@@ -340,7 +350,7 @@ export class Zigbee2MqttDriver implements Driver {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.requests.delete(transaction);
-        resolve({ status: 'error', error: `no answer within ${waitMs} ms` });
+        resolve({ status: 'error', error: `no answer within ${waitMs} ms`, timedOut: true });
       }, waitMs);
       this.requests.set(transaction, (r) => {
         clearTimeout(timer);

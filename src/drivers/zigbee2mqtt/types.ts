@@ -70,6 +70,8 @@ export interface Z2mResponse {
   status: 'ok' | 'error';
   error?: string;
   transaction?: string | number;
+  /** Set by the driver when no answer came in time (not part of Zigbee2MQTT's message). */
+  timedOut?: boolean;
 }
 
 /** A model captured from zigbee-herdsman-converters into the simulator's fixtures. */
