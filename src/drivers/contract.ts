@@ -64,6 +64,16 @@ export type Outcome =
   | { ok: true; state?: Record<string, unknown> }
   | { ok: false; code: ErrorCodeValue; message: string; offline?: boolean };
 
+/** What a driver may change of a device's information. */
+export interface DeviceInfoUpdate {
+  name?: string;
+  capabilities?: CapabilityObject[];
+  /** null removes the tags. */
+  tags?: Record<string, unknown> | null;
+  /** Merged (shallowly) into the device's extra. */
+  extra?: Record<string, unknown>;
+}
+
 /** What the registry offers a driver. Every call is committed to the store before it returns. */
 export interface DriverHost {
   /** Adds a device, or updates the one with the same driver_ref (reconciled, not re-added). */
@@ -71,17 +81,7 @@ export interface DriverHost {
   /** Merges reported state (per capability and name level); emits only what changed. */
   stateReported(serial: string, state: Record<string, unknown>): void;
   onlineChanged(serial: string, online: boolean): void;
-  infoUpdated(
-    serial: string,
-    info: {
-      name?: string;
-      capabilities?: CapabilityObject[];
-      /** null removes the tags. */
-      tags?: Record<string, unknown> | null;
-      /** Merged (shallowly) into the device's extra. */
-      extra?: Record<string, unknown>;
-    },
-  ): void;
+  infoUpdated(serial: string, info: DeviceInfoUpdate): void;
   /** The device left the network (removed on the backend side). */
   deviceLeft(serial: string): void;
   get(serial: string): DeviceRecord | undefined;

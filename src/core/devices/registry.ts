@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { CapabilityObject } from '../../catalog/index.ts';
-import type { DeviceAnnouncement, DeviceRecord, DriverHost } from '../../drivers/contract.ts';
+import type { DeviceAnnouncement, DeviceInfoUpdate, DeviceRecord, DriverHost } from '../../drivers/contract.ts';
 import type { Db } from '../../store/db.ts';
 import type { EventBus } from '../event-bus.ts';
 import { mergeState, pruneState } from './state.ts';
@@ -216,15 +216,7 @@ export class DeviceRegistry implements DriverHost {
     );
   }
 
-  infoUpdated(
-    serial: string,
-    info: {
-      name?: string;
-      capabilities?: CapabilityObject[];
-      tags?: Record<string, unknown> | null;
-      extra?: Record<string, unknown>;
-    },
-  ): void {
+  infoUpdated(serial: string, info: DeviceInfoUpdate): void {
     const entry = this.bySerial.get(serial);
     if (!entry) return;
     const announcedName = info.name ?? entry.announcedName;

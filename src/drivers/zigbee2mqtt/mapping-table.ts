@@ -91,6 +91,22 @@ export const THERMOSTAT_MODE_MAP = { heat: 'MANUAL', auto: 'AUTO' } as const;
 export const AC_MODE_MAP = { cool: 'cool', heat: 'heat', auto: 'auto', fan_only: 'fan', dry: 'dry' } as const;
 export const FAN_LEVEL_MAP = { low: 'low', medium: 'medium', high: 'high' } as const;
 
+/** A thermostat setpoint feature as the target setpoint of one mode. */
+function setpoint(feature: string, name: 'manual-mode' | 'eco-mode'): MappingRow {
+  return {
+    feature,
+    type: 'numeric',
+    capability: 'thermostat-target-setpoint',
+    name,
+    field: 'targetSetpoint',
+    conv: { kind: 'number' },
+    control: '1110',
+    report: '0110',
+    settings: 'setpoint',
+    confirm: 'equal',
+  };
+}
+
 export const mappingTable: readonly MappingRow[] = [
   // switch, light, fan on/off: `power` without an endpoint, `toggle` channels with one.
   {
@@ -193,54 +209,10 @@ export const mappingTable: readonly MappingRow[] = [
     confirm: 'present',
   },
   // climate
-  {
-    feature: 'occupied_heating_setpoint',
-    type: 'numeric',
-    capability: 'thermostat-target-setpoint',
-    name: 'manual-mode',
-    field: 'targetSetpoint',
-    conv: { kind: 'number' },
-    control: '1110',
-    report: '0110',
-    settings: 'setpoint',
-    confirm: 'equal',
-  },
-  {
-    feature: 'current_heating_setpoint',
-    type: 'numeric',
-    capability: 'thermostat-target-setpoint',
-    name: 'manual-mode',
-    field: 'targetSetpoint',
-    conv: { kind: 'number' },
-    control: '1110',
-    report: '0110',
-    settings: 'setpoint',
-    confirm: 'equal',
-  },
-  {
-    feature: 'occupied_cooling_setpoint',
-    type: 'numeric',
-    capability: 'thermostat-target-setpoint',
-    name: 'manual-mode',
-    field: 'targetSetpoint',
-    conv: { kind: 'number' },
-    control: '1110',
-    report: '0110',
-    settings: 'setpoint',
-    confirm: 'equal',
-  },
-  {
-    feature: 'unoccupied_heating_setpoint',
-    type: 'numeric',
-    capability: 'thermostat-target-setpoint',
-    name: 'eco-mode',
-    field: 'targetSetpoint',
-    conv: { kind: 'number' },
-    control: '1110',
-    report: '0110',
-    settings: 'setpoint',
-    confirm: 'equal',
-  },
+  setpoint('occupied_heating_setpoint', 'manual-mode'),
+  setpoint('current_heating_setpoint', 'manual-mode'),
+  setpoint('occupied_cooling_setpoint', 'manual-mode'),
+  setpoint('unoccupied_heating_setpoint', 'eco-mode'),
   {
     feature: 'local_temperature',
     type: 'numeric',
