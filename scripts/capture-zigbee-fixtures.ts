@@ -14,7 +14,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Expose, ModelFixture } from '../src/drivers/zigbee2mqtt/types.ts';
+import type { Expose, ModelFixture } from '../src/zigbee/exposes.ts';
 
 const MODELS: [family: string, model: string][] = [
   ['plug', 'ZNCZ02LM'],

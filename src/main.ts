@@ -6,21 +6,14 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { UsageError } from './cli/args.ts';
+import { parseCommandLine } from './cli/command-line.ts';
 import { controlRequest, NotRunningError } from './control/client.ts';
 import { clearDeviceData } from './core/devices/index.ts';
 import type { PressResult, TokenInfo } from './core/tokens.ts';
 import { TokenService } from './core/tokens.ts';
 import { createGateway } from './gateway.ts';
-import {
-  flagName,
-  loadSettings,
-  type SettingDef,
-  type Settings,
-  SettingsError,
-  settingDefs,
-  settingsTable,
-} from './settings/index.ts';
+import { type Settings, SettingsError, settingsTable } from './settings/index.ts';
 import { type Db, openDb } from './store/db.ts';
 
 /** Exit code with which the gateway asks its supervisor for a restart. */
@@ -38,27 +31,6 @@ Usage:
 Settings (flags override OPENCUBE_* environment variables, which override defaults):
 ${settingsTable()}
 `;
-
-function parse(argv: string[]): { command: string; rest: string[]; settings: Settings; supervise: boolean } {
-  const options: Record<string, { type: 'string' | 'boolean' }> = {
-    help: { type: 'boolean' },
-    'no-supervise': { type: 'boolean' },
-  };
-  for (const def of settingDefs as readonly SettingDef[]) {
-    options[flagName(def)] = { type: def.type === 'bool' ? 'boolean' : 'string' };
-    if (def.type === 'bool') options[`no-${flagName(def)}`] = { type: 'boolean' };
-  }
-  const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  const flags: Record<string, string | boolean> = {};
-  for (const [k, v] of Object.entries(values)) {
-    if (k === 'help' || k === 'no-supervise' || v === undefined) continue;
-    if (k.startsWith('no-') && typeof v === 'boolean') flags[k.slice(3)] = !v;
-    else flags[k] = v as string | boolean;
-  }
-  const settings = loadSettings({ flags, env: process.env });
-  const command = values.help ? 'help' : (positionals[0] ?? 'start');
-  return { command, rest: positionals.slice(1), settings, supervise: !values['no-supervise'] };
-}
 
 /** Runs the gateway in this process until SIGINT/SIGTERM, or until a client asks for a restart. */
 async function runGateway(settings: Settings): Promise<void> {
@@ -157,12 +129,12 @@ function printTokens(list: TokenInfo[]): void {
 }
 
 async function main(): Promise<void> {
-  let parsed: ReturnType<typeof parse>;
+  let parsed: ReturnType<typeof parseCommandLine>;
   try {
-    parsed = parse(process.argv.slice(2));
+    parsed = parseCommandLine(process.argv.slice(2), process.env);
   } catch (err) {
-    const msg = err instanceof SettingsError ? err.message : (err as Error).message;
-    process.stderr.write(`opencube: ${msg}\nRun "opencube --help" for usage.\n`);
+    if (!(err instanceof SettingsError || err instanceof UsageError)) throw err;
+    process.stderr.write(`opencube: ${err.message}; run "opencube --help" for usage\n`);
     process.exit(2);
   }
   const { command, rest, settings } = parsed;

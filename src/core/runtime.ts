@@ -6,8 +6,11 @@ export interface Runtime {
   ram_used: number;
   cpu_used: number;
   power_up_time: string;
-  cpu_temp?: number;
-  cpu_temp_unit?: 'c';
+  /** Always served (a dashboard calls `cpu_temp_unit.toUpperCase()` unguarded): 0 when the host has no sensor. */
+  cpu_temp: number;
+  cpu_temp_unit: 'c';
+  /** Beyond the spec: whether `cpu_temp` was read from a sensor (false on hosts without one). */
+  cpu_temp_sensor: boolean;
   sd_card_used: number | '';
 }
 
@@ -38,27 +41,45 @@ function memoryUsedPercent(): number {
   return Math.round((100 * (os.totalmem() - os.freemem())) / os.totalmem());
 }
 
-/** Finds the thermal zone of the CPU, if the host has one. */
-function findThermalZone(root = '/sys/class/thermal'): string | undefined {
-  let zones: string[];
+const readText = (path: string): string | undefined => {
   try {
-    zones = readdirSync(root)
-      .filter((z) => z.startsWith('thermal_zone'))
-      .sort();
+    return readFileSync(path, 'utf8').trim();
   } catch {
     return undefined;
   }
-  const typed = zones.map((z) => {
-    let type = '';
-    try {
-      type = readFileSync(`${root}/${z}/type`, 'utf8').trim();
-    } catch {
-      // a zone without a type is still a candidate
-    }
-    return { path: `${root}/${z}/temp`, type };
+};
+
+const list = (dir: string): string[] => {
+  try {
+    return readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+};
+
+/** Sensor names and thermal zone types that mean the CPU or the SoC (Raspberry Pi: cpu_thermal). */
+const CPU_SENSOR = /cpu|soc|x86_pkg|core|k10temp|zenpower|package/i;
+
+/**
+ * Finds the file holding the CPU temperature in millidegrees Celsius: a thermal zone
+ * (`/sys/class/thermal/thermal_zone*`, typed like the CPU first), else a hwmon sensor
+ * (`/sys/class/hwmon/hwmon*` named coretemp, k10temp, cpu_thermal...), else none.
+ * `sys` is the sysfs root (tests give a folder of their own).
+ */
+export function findCpuTemperature(sys = '/sys'): string | undefined {
+  const zones = list(`${sys}/class/thermal`)
+    .filter((z) => z.startsWith('thermal_zone'))
+    .map((z) => ({ path: `${sys}/class/thermal/${z}/temp`, type: readText(`${sys}/class/thermal/${z}/type`) ?? '' }))
+    .filter((z) => readText(z.path) !== undefined);
+  const zone = zones.find((z) => CPU_SENSOR.test(z.type)) ?? zones[0];
+  if (zone) return zone.path;
+  const sensors = list(`${sys}/class/hwmon`).flatMap((h) => {
+    const dir = `${sys}/class/hwmon/${h}`;
+    const name = readText(`${dir}/name`) ?? '';
+    const inputs = list(dir).filter((f) => /^temp\d+_input$/.test(f));
+    return inputs.map((f) => ({ path: `${dir}/${f}`, name }));
   });
-  const cpu = typed.find((z) => /cpu|soc|x86_pkg|core/i.test(z.type)) ?? typed[0];
-  return cpu?.path;
+  return (sensors.find((x) => CPU_SENSOR.test(x.name)) ?? sensors[0])?.path;
 }
 
 /**
@@ -69,9 +90,15 @@ export class RuntimeMonitor {
   private previous = sampleCpu();
   private cpuPercent: number | null = null;
   private timer: NodeJS.Timeout | undefined;
-  private readonly thermal = findThermalZone();
+  private readonly thermal: string | undefined;
 
-  constructor(private readonly intervalMs = 2000) {}
+  /** `sys`: the sysfs root where the CPU temperature is looked for. */
+  constructor(
+    private readonly intervalMs = 2000,
+    sys = '/sys',
+  ) {
+    this.thermal = findCpuTemperature(sys);
+  }
 
   start(): void {
     this.timer = setInterval(() => this.tick(), this.intervalMs);
@@ -95,23 +122,16 @@ export class RuntimeMonitor {
 
   /** The figures of G2. */
   read(): Runtime {
-    const out: Runtime = {
+    const milli = this.thermal ? Number(readText(this.thermal)) : Number.NaN;
+    const sensor = Number.isFinite(milli);
+    return {
       ram_used: memoryUsedPercent(),
       cpu_used: this.cpuPercent ?? this.tick(),
       power_up_time: new Date(Math.floor((Date.now() - os.uptime() * 1000) / 1000) * 1000).toISOString(),
+      cpu_temp: sensor ? Math.round(milli / 1000) : 0,
+      cpu_temp_unit: 'c',
+      cpu_temp_sensor: sensor,
       sd_card_used: '',
     };
-    if (this.thermal) {
-      try {
-        const milli = Number(readFileSync(this.thermal, 'utf8').trim());
-        if (Number.isFinite(milli)) {
-          out.cpu_temp = Math.round(milli / 1000);
-          out.cpu_temp_unit = 'c';
-        }
-      } catch {
-        // the zone went away: leave the temperature out rather than invent one
-      }
-    }
-    return out;
   }
 }

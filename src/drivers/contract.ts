@@ -31,7 +31,11 @@ export interface DeviceRecord {
   state: Record<string, unknown>;
   tags?: Record<string, unknown>;
   online: boolean;
-  /** Driver-private data kept with the device (e.g. the Zigbee friendly name, exposes); never served. */
+  /**
+   * Driver-private data kept with the device (e.g. the Zigbee friendly name, exposes); never
+   * served. One key is read by the core: `channel_aliases` (`{former name: served channel}`),
+   * names still accepted on input after a driver renamed a device's channels.
+   */
   extra: Record<string, unknown>;
 }
 
@@ -88,7 +92,7 @@ export interface DriverHost {
   findByRef(driver: string, ref: string): DeviceRecord | undefined;
   listByDriver(driver: string): DeviceRecord[];
   /** Runs `fn` in one store transaction; the events of the calls it makes are published after the commit. */
-  batch?<T>(fn: () => T): T;
+  batch<T>(fn: () => T): T;
 }
 
 export interface Driver {

@@ -145,7 +145,7 @@ describe('usage', () => {
       badEnv.stderr,
       /sse\.heartbeat_seconds \(from environment OPENCUBE_SSE_HEARTBEAT_SECONDS\): "often" is not an integer/,
     );
-    assert.equal(badCommand.code, 1);
+    assert.equal(badCommand.code, 2);
     assert.match(badCommand.stderr, /unknown command "frobnicate"/);
     assert.equal(badTokens.code, 1);
     assert.match(badTokens.stderr, /usage: opencube tokens \[list\|revoke ID\]/);

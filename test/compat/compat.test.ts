@@ -25,6 +25,7 @@ import {
   rest,
   startGateway,
   type TestGateway,
+  waitForValue,
 } from '../helpers/foundation.ts';
 import {
   endpoint,
@@ -532,6 +533,15 @@ describe('Responses', () => {
     }
   });
 
+  test('"cpu_temp and cpu_temp_unit are always present (a dashboard calls cpu_temp_unit.toUpperCase() unguarded)"', async () => {
+    for (const v of ['v1', 'v2']) {
+      const { data } = (await call(gw.url, 'GET', rest(v, 'bridge/runtime'), { token })).json;
+      assert.ok(Number.isInteger(data.cpu_temp), JSON.stringify(data));
+      assert.equal(typeof data.cpu_temp_unit, 'string');
+      assert.equal(data.cpu_temp_unit.toUpperCase(), 'C');
+    }
+  });
+
   test('"device list: third-party devices carry no protocol"', async () => {
     const svc = await service();
     const [a, b] = await discover(gw.url, token, [
@@ -604,6 +614,71 @@ describe('Responses', () => {
     );
     assert.equal(info.json.header.name, 'Response', info.text);
     assert.deepEqual((await device(gw.url, token, serial)).tags, third, 'D3 after DeviceInformationUpdatedReport');
+  });
+
+  test('"updateDeviceInfo is forwarded by gateway-to-gateway sync add-ons as a DeviceInformationUpdatedReport: a tags: null in the event becomes delete every tag"', async (t) => {
+    const svc = await service();
+    const stream = await openStream(gw.url, ssePath('v2', token));
+    t.after(() => stream.close());
+    const tags = { sync_route: { from: 'gateway-a', id: 'dev-7' } };
+    const [serial] = await discover(gw.url, token, [endpoint('synced-rename', svc.url, { tags })]);
+    // A rename: the event carries the name, and no tags key at all (not tags: null).
+    await call(gw.url, 'PUT', rest('v2', `devices/${serial}`), { token, body: { name: 'Renamed at gateway B' } });
+    const { data } = await nextEvent(stream, 'device#v2#updateDeviceInfo', (d) => d.endpoint.serial_number === serial);
+    assert.equal(data.payload.name, 'Renamed at gateway B');
+    assert.ok(!('tags' in data.payload), JSON.stringify(data.payload));
+    // An add-on that forwards an older gateway's event as it is (tags: null) changes no tag.
+    const forwarded = await sendEvent(
+      gw,
+      token,
+      'DeviceInformationUpdatedReport',
+      { capabilities: (await device(gw.url, token, serial)).capabilities, tags: null },
+      { endpoint: { serial_number: serial, third_serial_number: 'synced-rename' } },
+    );
+    assert.equal(forwarded.json.header.name, 'Response', forwarded.text);
+    assert.deepEqual((await device(gw.url, token, serial)).tags, tags);
+    // Changed tags are in the event.
+    await call(gw.url, 'PUT', rest('v2', `devices/${serial}`), { token, body: { tags: { room: 'hall' } } });
+    const retag = await nextEvent(
+      stream,
+      'device#v2#updateDeviceInfo',
+      (d) => d.endpoint.serial_number === serial && d.payload.tags !== undefined,
+    );
+    assert.deepEqual(retag.data.payload.tags, { room: 'hall' });
+  });
+
+  test('"toggle channels are addressed as 1..4 (a Homebridge platform writes {toggle:{"1":{toggleState}}})": Zigbee multi-gang switches number their channels', async () => {
+    const zgw = await startGateway({ overrides: { zigbee: { mode: 'sim', sim_devices: 2 } } });
+    try {
+      const ztoken = zgw.token('homebridge');
+      const sw = await waitForValue(
+        async () => (await listDevices(zgw.url, ztoken)).find((d) => d.model === 'QBKG24LM'),
+        10_000,
+        'the simulated two-gang switch',
+      );
+      const toggles = sw.capabilities.filter((c: { capability: string }) => c.capability === 'toggle');
+      assert.deepEqual(
+        toggles.map((c: { name: string }) => c.name),
+        ['1', '2'],
+      );
+      // The Zigbee names label the channels, as the spec's tags.toggle does.
+      assert.deepEqual(sw.tags?.toggle, { '1': 'left', '2': 'right' });
+      const on = await call(zgw.url, 'PUT', rest('v2', `devices/${sw.serial_number}`), {
+        token: ztoken,
+        body: { state: { toggle: { '1': { toggleState: 'on' } } } },
+      });
+      assert.deepEqual(on.json, SUCCESS);
+      // The former names are still accepted.
+      const off = await call(zgw.url, 'PUT', rest('v2', `devices/${sw.serial_number}`), {
+        token: ztoken,
+        body: { state: { toggle: { right: { toggleState: 'off' } } } },
+      });
+      assert.deepEqual(off.json, SUCCESS);
+      const now = await device(zgw.url, ztoken, sw.serial_number);
+      assert.deepEqual(now.state.toggle, { '1': { toggleState: 'on' }, '2': { toggleState: 'off' } });
+    } finally {
+      await zgw.stop();
+    }
   });
 
   test('"write protocol in output; accept protocal on input"', async () => {
@@ -1287,6 +1362,22 @@ describe('TTS and media', () => {
         { id, name: 'Listed TTS' },
       );
     }
+  });
+
+  test('"that add-on then registers again on every pairing (with a new token): one engine per service address, same id"', async () => {
+    const engine = await service();
+    const first = await sendEvent(gw, token, 'RegisterTTSEngine', {
+      service_address: engine.url,
+      name: 'Re-paired TTS',
+    });
+    // Paired again: a new link press, a new token, the same add-on registering again.
+    const second = await sendEvent(gw, gw.token('tts-addon-again'), 'RegisterTTSEngine', {
+      service_address: engine.url,
+      name: 'Re-paired TTS',
+    });
+    assert.equal(second.json.payload.engine_id, first.json.payload.engine_id);
+    const list = (await call(gw.url, 'GET', rest('v2', 'tts/engines'), { token })).json.data.engines;
+    assert.equal(list.filter((e: { name: string }) => e.name === 'Re-paired TTS').length, 1, JSON.stringify(list));
   });
 
   test('"an engine registers with RegisterTTSEngine (above)": the engine_id of the reply is the id listed', async () => {

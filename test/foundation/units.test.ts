@@ -1,5 +1,7 @@
 /** Small pieces of the foundation, each on its own: event ring, URL and header parsing, runtime, info. */
 import assert from 'node:assert/strict';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { EventBus } from '../../src/core/event-bus.ts';
@@ -9,7 +11,7 @@ import { normalizeUrl } from '../../src/http/app.ts';
 import { bearerToken } from '../../src/http/auth.ts';
 import { bodyObject, isValidMediaType, parseBody } from '../../src/http/body.ts';
 import { mdnsHostName } from '../../src/mdns.ts';
-import { testSettings } from '../helpers/foundation.ts';
+import { tempDir, testSettings } from '../helpers/foundation.ts';
 
 function event(bus: EventBus, n: number) {
   return bus.publish('device#deleteDevice', { endpoint: { serial_number: String(n) } });
@@ -146,7 +148,35 @@ describe('runtime readings', () => {
     assert.match(r.power_up_time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
     assert.ok(Date.parse(r.power_up_time) < Date.now());
     assert.equal(r.sd_card_used, '');
-    if (r.cpu_temp !== undefined) assert.ok(Number.isInteger(r.cpu_temp));
+    assert.ok(Number.isInteger(r.cpu_temp));
+    assert.equal(r.cpu_temp_unit, 'c');
+  });
+  it('read the CPU temperature from a thermal zone, else from a hwmon sensor, else serve 0 and say there is no sensor', () => {
+    const sys = tempDir();
+    try {
+      const none = new RuntimeMonitor(50, sys).read();
+      assert.deepEqual([none.cpu_temp, none.cpu_temp_unit, none.cpu_temp_sensor], [0, 'c', false]);
+      mkdirSync(join(sys, 'class/hwmon/hwmon0'), { recursive: true });
+      writeFileSync(join(sys, 'class/hwmon/hwmon0/name'), 'nvme\n');
+      writeFileSync(join(sys, 'class/hwmon/hwmon0/temp1_input'), '31000\n');
+      mkdirSync(join(sys, 'class/hwmon/hwmon1'), { recursive: true });
+      writeFileSync(join(sys, 'class/hwmon/hwmon1/name'), 'coretemp\n');
+      writeFileSync(join(sys, 'class/hwmon/hwmon1/temp1_input'), '47600\n');
+      const hwmon = new RuntimeMonitor(50, sys).read();
+      assert.deepEqual([hwmon.cpu_temp, hwmon.cpu_temp_sensor], [48, true]);
+      for (const [zone, type, milli] of [
+        ['thermal_zone0', 'acpitz', '27800'],
+        ['thermal_zone1', 'cpu_thermal', '52100'],
+      ]) {
+        mkdirSync(join(sys, 'class/thermal', zone), { recursive: true });
+        writeFileSync(join(sys, 'class/thermal', zone, 'type'), `${type}\n`);
+        writeFileSync(join(sys, 'class/thermal', zone, 'temp'), `${milli}\n`);
+      }
+      const zone = new RuntimeMonitor(50, sys).read();
+      assert.deepEqual([zone.cpu_temp, zone.cpu_temp_unit, zone.cpu_temp_sensor], [52, 'c', true]);
+    } finally {
+      rmSync(sys, { recursive: true, force: true });
+    }
   });
 });
 

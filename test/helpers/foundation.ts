@@ -276,6 +276,21 @@ export async function eventually(cond: () => boolean, ms = 10_000, what = 'condi
   }
 }
 
+/** Polls `fn` (which may be async) until it gives a value other than undefined or false; returns it. */
+export async function waitForValue<T>(
+  fn: () => Promise<T | undefined | false> | T | undefined | false,
+  ms = 10_000,
+  what = 'value',
+): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > until) throw new Error(`${what} did not come within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /** The REST path of `rest` under one API version segment (`v1`, `v2` or `V2`). */
 export function rest(version: string, path: string): string {
   return `/open-api/${version}/rest/${path}`;

@@ -10,8 +10,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { validateCapabilities } from '../../src/catalog/index.ts';
-import { mapExposes } from '../../src/drivers/zigbee2mqtt/mapping.ts';
-import type { Expose } from '../../src/drivers/zigbee2mqtt/types.ts';
+import type { Expose } from '../../src/zigbee/exposes.ts';
+import { mapExposes } from '../../src/zigbee/mapping.ts';
 
 const require = createRequire(import.meta.url);
 

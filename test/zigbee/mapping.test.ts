@@ -7,9 +7,9 @@ import { describe, it } from 'node:test';
 import { sanitizeReport, validateCapabilities, validateCommand } from '../../src/catalog/index.ts';
 import { loadFixtures } from '../../src/drivers/zigbee-sim/index.ts';
 import { initialState, seeded, simProperties } from '../../src/drivers/zigbee-sim/values.ts';
-import { rgbToXy, xyToRgb } from '../../src/drivers/zigbee2mqtt/color.ts';
-import { channelName, mapExposes, parseAction, planSet, toApiState } from '../../src/drivers/zigbee2mqtt/mapping.ts';
-import type { ModelFixture } from '../../src/drivers/zigbee2mqtt/types.ts';
+import { rgbToXy, xyToRgb } from '../../src/zigbee/color.ts';
+import type { ModelFixture } from '../../src/zigbee/exposes.ts';
+import { channelName, mapExposes, numberChannels, parseAction, planSet, toApiState } from '../../src/zigbee/mapping.ts';
 
 const fixtures = loadFixtures();
 const fx = (model: string): ModelFixture => {
@@ -70,7 +70,7 @@ describe('Zigbee2MQTT values become API values', () => {
     [
       'QBKG24LM',
       { state_left: 'ON', state_right: 'OFF' },
-      { toggle: { left: { toggleState: 'on' }, right: { toggleState: 'off' } } },
+      { toggle: { '1': { toggleState: 'on' }, '2': { toggleState: 'off' } } },
     ],
     ['LED1836G9', { brightness: 254 }, { brightness: { brightness: 100 } }],
     ['LED1836G9', { brightness: 127 }, { brightness: { brightness: 50 } }],
@@ -145,7 +145,7 @@ describe('API commands become /set payloads', () => {
     ['ZNCZ02LM', { power: { powerState: 'toggle' } }, { state: 'TOGGLE' }],
     [
       'QBKG24LM',
-      { toggle: { left: { toggleState: 'off' }, right: { toggleState: 'on' } } },
+      { toggle: { '1': { toggleState: 'off' }, '2': { toggleState: 'on' } } },
       { state_left: 'OFF', state_right: 'ON' },
     ],
     ['LED1836G9', { brightness: { brightness: 50 } }, { brightness: 127 }],
@@ -209,6 +209,46 @@ describe('helpers of the table', () => {
     assert.equal(channelName('switch_3'), '3');
     assert.equal(channelName('left'), 'left');
     assert.equal(channelName('top_left'), 'topleft');
+  });
+  it('numbers channels 1..n: by their own number when all have one, else in the order the definition lists them', () => {
+    assert.deepEqual(
+      [...numberChannels(['l1', 'l2', 'l3'])],
+      [
+        ['l1', '1'],
+        ['l2', '2'],
+        ['l3', '3'],
+      ],
+    );
+    assert.deepEqual(
+      [...numberChannels(['l3', 'l2'])],
+      [
+        ['l2', '1'],
+        ['l3', '2'],
+      ],
+    );
+    assert.deepEqual(
+      [...numberChannels(['left', 'right', 'left'])],
+      [
+        ['left', '1'],
+        ['right', '2'],
+      ],
+    );
+    assert.deepEqual(
+      [...numberChannels(['l1', 'l2', 'usb'])],
+      [
+        ['l1', '1'],
+        ['l2', '2'],
+        ['usb', '3'],
+      ],
+    );
+    assert.deepEqual([...numberChannels([])], []);
+  });
+  it('labels the channels of a two-gang switch with their Zigbee names, accepts those names as aliases, and numbers its buttons alike', () => {
+    const m = map('QBKG24LM');
+    assert.deepEqual(m.channelLabels, { '1': 'left', '2': 'right' });
+    assert.deepEqual(m.channelAliases, { left: '1', right: '2' });
+    const press = toApiState(m, { action: 'single_left' });
+    assert.deepEqual(press, { 'multi-press': { '1': { press: 'singlePress' } } });
   });
   it('splits actions into presses and buttons', () => {
     assert.deepEqual(parseAction('single'), { press: 'singlePress' });

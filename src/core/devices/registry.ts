@@ -106,8 +106,14 @@ export class DeviceRegistry implements DriverHost {
     return next;
   }
 
-  private emitInfo(d: DeviceRecord): void {
-    const payload = { name: d.name, capabilities: d.capabilities, tags: d.tags ?? null };
+  /**
+   * `tags` ride along only when they changed: gateway-to-gateway sync add-ons forward this event
+   * as a DeviceInformationUpdatedReport, and a `tags: null` sent for a rename would delete every
+   * tag at the other gateway (COMPAT.md). Tags removed are `null`.
+   */
+  private emitInfo(d: DeviceRecord, old: DeviceRecord): void {
+    const tagsChanged = !isDeepStrictEqual(old.tags, d.tags);
+    const payload = { name: d.name, capabilities: d.capabilities, ...(tagsChanged ? { tags: d.tags ?? null } : {}) };
     this.emit(() => this.bus.publish('device#updateDeviceInfo', { endpoint: endpointOf(d), payload }));
   }
 
@@ -177,7 +183,7 @@ export class DeviceRegistry implements DriverHost {
         !isDeepStrictEqual(old.capabilities, record.capabilities) ||
         !isDeepStrictEqual(old.tags, record.tags)
       )
-        this.emitInfo(record);
+        this.emitInfo(record, old);
       if (old.online !== record.online)
         this.emit(() =>
           this.bus.publish('device#updateDeviceOnline', { endpoint: ep, payload: { online: record.online } }),
@@ -283,7 +289,7 @@ export class DeviceRegistry implements DriverHost {
     // Stored first: if the write fails, memory (and so D3) still shows what the store holds.
     this.store.save({ record, announcedName, userName });
     this.replace(entry, record, { announcedName, userName });
-    if (infoChanged) this.emitInfo(record);
+    if (infoChanged) this.emitInfo(record, old);
     return record;
   }
 

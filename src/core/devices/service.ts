@@ -33,6 +33,31 @@ function fromOutcome(o: Outcome): Done {
   return o.ok ? { ok: true } : { ok: false, error: o.code, message: o.message };
 }
 
+/**
+ * A command with the device's former channel names (`extra.channel_aliases`, e.g. a Zigbee
+ * `left` now served as channel `1`) renamed to the served ones, so clients written against
+ * either keep working. A name that is also served as it is stays as it is.
+ */
+function withChannelAliases(state: unknown, device: DeviceRecord): unknown {
+  const aliases = device.extra.channel_aliases;
+  if (!isObject(aliases) || !isObject(state)) return state;
+  const out: Record<string, unknown> = {};
+  for (const [capability, body] of Object.entries(state)) {
+    if (!isObject(body)) {
+      out[capability] = body;
+      continue;
+    }
+    const names = new Set(device.capabilities.filter((c) => c.capability === capability).map((c) => c.name));
+    const renamed: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(body)) {
+      const to = Object.hasOwn(aliases, name) && !names.has(name) ? aliases[name] : undefined;
+      renamed[typeof to === 'string' && names.has(to) && !(to in body) ? to : name] = value;
+    }
+    out[capability] = renamed;
+  }
+  return out;
+}
+
 /** A D4 body after validation: what to do, in order. */
 interface Plan {
   name?: string;
@@ -161,7 +186,7 @@ export class DeviceService {
       plan.capabilities = { changed };
     }
     if (body.state !== undefined) {
-      const r = validateCommand(caps, body.state, 'state');
+      const r = validateCommand(caps, withChannelAliases(body.state, device), 'state');
       if (r.ok) plan.state = r.value;
       else errors.push(...r.errors);
     }

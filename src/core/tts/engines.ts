@@ -1,7 +1,7 @@
 /**
- * TTS engines registered by third parties (RegisterTTSEngine on T1, listed by T3). An engine is
- * kept with its service address; the same service address registered again through the same
- * token keeps its id (an add-on re-registers on every start).
+ * TTS engines registered by third parties (RegisterTTSEngine on T1, listed by T3). One engine per
+ * service address: the same address registered again (an add-on re-registers on every start and
+ * after every new pairing, with a new token) updates that engine and keeps its id.
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../store/db.ts';
@@ -31,10 +31,11 @@ export class TtsEngines {
   /** Registers (or re-registers) an engine; committed before it returns. */
   register(serviceAddress: string, name: string, tokenId: string | null): TtsEngine {
     for (const e of this.engines.values()) {
-      if (e.service_address === serviceAddress && e.token_id === tokenId) {
-        if (e.name !== name) {
-          this.db.prepare('UPDATE tts_engines SET name = ? WHERE id = ?').run(name, e.id);
+      if (e.service_address === serviceAddress) {
+        if (e.name !== name || e.token_id !== tokenId) {
+          this.db.prepare('UPDATE tts_engines SET name = ?, token_id = ? WHERE id = ?').run(name, tokenId, e.id);
           e.name = name;
+          e.token_id = tokenId;
         }
         return e;
       }

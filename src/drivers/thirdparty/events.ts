@@ -241,9 +241,10 @@ export class ThirdPartyInbox implements DeviceEventInbox {
       if (r.ok) capabilities = r.value;
       else errors.push(...r.errors);
     }
-    let tags: Record<string, unknown> | null | undefined;
-    if (payload.tags === null) tags = null;
-    else if (payload.tags !== undefined) {
+    // `tags: null` is "no change", not "delete every tag": gateway-to-gateway sync add-ons forward
+    // an updateDeviceInfo event's `tags: null` here (COMPAT.md). `{}` removes every tag.
+    let tags: Record<string, unknown> | undefined;
+    if (payload.tags !== undefined && payload.tags !== null) {
       if (isObject(payload.tags)) tags = this.verbatimTags(payload.tags, 'payload.tags');
       else errors.push(`payload.tags: expected an object, got ${fmt(payload.tags)}`);
     }

@@ -5,6 +5,8 @@ import { Aedes } from 'aedes';
 export interface Broker {
   url: string;
   port: number;
+  /** The topic filters each connected client has subscribed to, by client id (what a client reads). */
+  subscriptions(): Map<string, string[]>;
   /** Stops accepting and drops every client (retained messages are lost, as with a broker restart). */
   close(): Promise<void>;
 }
@@ -12,7 +14,25 @@ export interface Broker {
 /** Starts aedes on 127.0.0.1 (`port` 0 picks a free one). */
 export async function startBroker(port = 0, host = '127.0.0.1'): Promise<Broker> {
   const aedes = await Aedes.createBroker();
+  // aedes handles the packets of one socket read concurrently: a retained PUBLISH waits for its
+  // store while a later plain one is delivered at once, and aedes' duplicate filter (meant for
+  // brokers in a cluster) then drops the retained one as "older" for every subscriber: a
+  // simulated Zigbee2MQTT coming back lost its bridge/state, devices and availability. One broker
+  // has no duplicates to filter, so the filter is off (it applies only to packets with a broker
+  // id). Clients of this broker must not hold overlapping subscriptions.
+  aedes.id = '';
   const sockets = new Set<Socket>();
+  const subs = new Map<string, Set<string>>();
+  aedes.on('subscribe', (list, client) => {
+    if (!client) return;
+    const set = subs.get(client.id) ?? new Set();
+    for (const s of list) set.add(s.topic);
+    subs.set(client.id, set);
+  });
+  aedes.on('unsubscribe', (topics, client) => {
+    for (const t of topics) subs.get(client?.id ?? '')?.delete(t);
+  });
+  aedes.on('clientDisconnect', (client) => subs.delete(client.id));
   const server: Server = createServer((socket) => {
     sockets.add(socket);
     // Small MQTT packets must not wait for Nagle's algorithm (tens of ms on loopback).
@@ -30,6 +50,7 @@ export async function startBroker(port = 0, host = '127.0.0.1'): Promise<Broker>
   return {
     url: `mqtt://${host}:${bound}`,
     port: bound,
+    subscriptions: () => new Map([...subs].map(([id, set]) => [id, [...set]])),
     async close() {
       if (closed) return;
       closed = true;

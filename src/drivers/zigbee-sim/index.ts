@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ModelFixture } from '../zigbee2mqtt/types.ts';
+import type { ModelFixture } from '../../zigbee/exposes.ts';
 import { type Broker, startBroker } from './broker.ts';
 import { type SimulatorOptions, Z2mSimulator } from './simulator.ts';
 

@@ -6,10 +6,9 @@
  * reports drifting sensor values on a schedule; and has hooks for tests (offline, leave, failures).
  */
 import mqtt, { type MqttClient } from 'mqtt';
-import { hsToRgb, rgbToHs, rgbToXy, xyToRgb } from '../zigbee2mqtt/color.ts';
-import { noDelay } from '../zigbee2mqtt/driver.ts';
-import type { ModelFixture, Z2mDevice } from '../zigbee2mqtt/types.ts';
-import { ACCESS_SET } from '../zigbee2mqtt/types.ts';
+import { noDelay } from '../../lib/mqtt.ts';
+import { ACCESS_SET, hsToRgb, type ModelFixture, rgbToHs, rgbToXy, xyToRgb } from '../../zigbee/index.ts';
+import type { Z2mDevice } from '../zigbee2mqtt/types.ts';
 import { drift, initialState, type SimProperty, seeded, simProperties } from './values.ts';
 
 export interface SimulatorOptions {
@@ -75,6 +74,8 @@ export class Z2mSimulator {
   private serial = 0;
   /** Test hook: the next permit_join request fails. */
   failPermitJoin = false;
+  /** Zigbee2MQTT is away (setInstanceOnline): it answers nothing. */
+  private away = false;
 
   constructor(private readonly opts: SimulatorOptions) {
     this.base = opts.baseTopic;
@@ -114,7 +115,8 @@ export class Z2mSimulator {
     this.client = client;
     client.on('connect', () => {
       noDelay(client);
-      client.subscribe([`${this.base}/bridge/request/#`, `${this.base}/#`]);
+      // One filter: overlapping ones would deliver every request twice (see broker.ts).
+      client.subscribe(`${this.base}/#`);
       this.publishAll();
     });
     client.on('message', (topic, payload) => this.onMessage(topic, payload.toString()));
@@ -138,6 +140,17 @@ export class Z2mSimulator {
   }
 
   // ---- hooks for tests and demos ----
+
+  /**
+   * Zigbee2MQTT goes away (its process stops or crashes: the broker publishes its last will,
+   * `bridge/state` offline) and, with `false`, comes back (publishing everything again).
+   * While away it answers nothing.
+   */
+  setInstanceOnline(online: boolean): void {
+    this.away = !online;
+    if (online) this.publishAll();
+    else this.pub(`${this.base}/bridge/state`, '{"state":"offline"}', true);
+  }
 
   list(): SimDevice[] {
     return [...this.devices.values()];
@@ -172,12 +185,15 @@ export class Z2mSimulator {
     this.publishState(d);
   }
 
-  /** The device leaves the network by itself (reset): device_leave, then bridge/devices without it. */
+  /**
+   * The device leaves the network by itself (reset). As Zigbee2MQTT 2.x does: it is deleted from
+   * the database and bridge/devices is published without it BEFORE the device_leave event.
+   */
   leave(id: string): void {
     const d = this.must(id);
     this.devices.delete(d.ieee);
-    this.event('device_leave', { ieee_address: d.ieee, friendly_name: d.friendly });
     this.publishDevices();
+    this.event('device_leave', { ieee_address: d.ieee, friendly_name: d.friendly });
   }
 
   /** A device joins now (as when joining is open), with its interview. */
@@ -273,17 +289,18 @@ export class Z2mSimulator {
     ];
     let nwk = 1;
     for (const d of this.devices.values()) {
+      // An entry being interviewed has no definition key and type "Unknown" (Zigbee2MQTT 2.x).
       list.push({
         ieee_address: d.ieee,
         friendly_name: d.friendly,
-        type: d.fixture.type,
+        type: d.interviewing ? 'Unknown' : d.fixture.type,
         network_address: nwk++,
         supported: !d.interviewing,
         disabled: false,
         interviewing: d.interviewing,
         interview_completed: !d.interviewing,
         interview_state: d.interviewing ? 'IN_PROGRESS' : 'SUCCESSFUL',
-        definition: d.interviewing ? null : this.definition(d),
+        ...(d.interviewing ? {} : { definition: this.definition(d) }),
         manufacturer: d.fixture.vendor,
         model_id: d.fixture.zigbee_model,
         power_source: d.fixture.power_source,
@@ -302,18 +319,22 @@ export class Z2mSimulator {
     );
   }
 
-  /** Publishes the device's full state (as Zigbee2MQTT does) with `extra` one-shot fields such as `action`. */
+  /**
+   * Publishes the device's full state (as Zigbee2MQTT does) with `extra` one-shot fields such as
+   * `action`. Not retained: Zigbee2MQTT does not retain device state unless a device is set to.
+   */
   private publishState(d: SimDevice, extra: Record<string, unknown> = {}): void {
     const { action: _drop, ...rest } = d.state;
-    this.pub(`${this.base}/${d.friendly}`, JSON.stringify({ ...rest, ...extra }), !('action' in extra));
+    this.pub(`${this.base}/${d.friendly}`, JSON.stringify({ ...rest, ...extra }));
   }
 
   private event(type: string, data: Record<string, unknown>): void {
     this.pub(`${this.base}/bridge/event`, JSON.stringify({ type, data }));
   }
 
+  /** Zigbee2MQTT 2.x: the namespace is a prefix inside `message`; there is no namespace field. */
   private log(level: 'error' | 'warning' | 'info', message: string): void {
-    this.pub(`${this.base}/bridge/logging`, JSON.stringify({ level, message, namespace: 'z2m' }));
+    this.pub(`${this.base}/bridge/logging`, JSON.stringify({ level, message: `z2m: ${message}` }));
   }
 
   private respond(what: string, body: Record<string, unknown>, transaction: unknown): void {
@@ -340,6 +361,7 @@ export class Z2mSimulator {
   // ---- the schedule ----
 
   private tick(): void {
+    if (this.away) return;
     for (const d of this.devices.values()) {
       if (d.interviewing || !d.online || this.rand() < 0.4) continue;
       const change = drift(d.props, d.state, this.rand);
@@ -359,7 +381,7 @@ export class Z2mSimulator {
   // ---- requests ----
 
   private onMessage(topic: string, text: string): void {
-    if (!topic.startsWith(`${this.base}/`)) return;
+    if (this.away || !topic.startsWith(`${this.base}/`)) return;
     const rest = topic.slice(this.base.length + 1);
     let msg: unknown = text;
     try {
@@ -376,7 +398,7 @@ export class Z2mSimulator {
       return;
     }
     if (rest.endsWith('/get')) {
-      this.onGet(rest.slice(0, -4));
+      this.onGet(rest.slice(0, -4), msg);
       return;
     }
   }
@@ -385,7 +407,12 @@ export class Z2mSimulator {
     const body = isObj(msg) ? msg : {};
     const transaction = body.transaction;
     if (what === 'permit_join') {
-      const time = typeof body.time === 'number' ? body.time : body.value === false || msg === false ? 0 : 254;
+      // Zigbee2MQTT 2.x reads `time` only (0 closes); `{"value":false}` alone is refused.
+      if (typeof body.time !== 'number') {
+        this.respond(what, { data: {}, status: 'error', error: 'Invalid payload' }, transaction);
+        return;
+      }
+      const time = body.time;
       if (this.failPermitJoin) {
         this.failPermitJoin = false;
         this.respond(what, { data: {}, status: 'error', error: 'Failed to connect to the adapter' }, transaction);
@@ -427,9 +454,8 @@ export class Z2mSimulator {
         return;
       }
       this.later(d.removeDelayMs ?? 0, () => {
+        // The retained availability topic is left as it was (as Zigbee2MQTT 2.x leaves it).
         this.devices.delete(d.ieee);
-        this.pub(`${this.base}/${d.friendly}`, '', true);
-        this.pub(`${this.base}/${d.friendly}/availability`, '', true);
         this.respond(what, { data: { id, block: false, force: body.force === true }, status: 'ok' }, transaction);
         this.publishDevices();
       });
@@ -457,16 +483,20 @@ export class Z2mSimulator {
     );
   }
 
-  private onGet(friendly: string): void {
+  /** A read: one state message per attribute read, as Zigbee2MQTT publishes one per read response. */
+  private onGet(friendly: string, msg: unknown): void {
     const d = this.list().find((x) => x.friendly === friendly);
     if (!d?.online) return;
-    this.later(this.opts.responseDelayMs ?? 0, () => this.publishState(d));
+    const reads = isObj(msg) ? Math.max(1, Object.keys(msg).length) : 1;
+    for (let i = 0; i < reads; i++) this.later(this.opts.responseDelayMs ?? 0, () => this.publishState(d));
   }
 
   private onSet(friendly: string, msg: unknown): void {
     const d = this.list().find((x) => x.friendly === friendly);
     if (!d || !isObj(msg)) return;
-    const first = Object.keys(msg)[0] ?? 'state';
+    // The failure names the converter's key: `state` for a `state_left` set.
+    const firstKey = Object.keys(msg)[0] ?? 'state';
+    const first = d.props.find((p) => p.property === firstKey)?.expose.name ?? firstKey;
     if (!d.online || d.failSet) {
       // A device that does not answer: Zigbee2MQTT logs the failure after its own timeout.
       this.later(this.opts.responseDelayMs ?? 0, () =>

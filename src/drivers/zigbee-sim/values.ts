@@ -2,8 +2,9 @@
  * Plausible values for simulated devices: the initial state of each exposed property and how
  * sensor readings drift over time. Keyed by expose feature name.
  */
-import { exposeLeaves } from '../zigbee2mqtt/mapping.ts';
-import { ACCESS_SET, ACCESS_STATE, type Expose } from '../zigbee2mqtt/types.ts';
+
+import { ACCESS_SET, ACCESS_STATE, type Expose } from '../../zigbee/exposes.ts';
+import { exposeLeaves } from '../../zigbee/mapping.ts';
 
 /** Typical reading and drift (one step at most) of numeric sensors; readings stay in [min, max]. */
 const SENSORS: Record<string, { start: number; step: number; min: number; max: number; decimals: number }> = {

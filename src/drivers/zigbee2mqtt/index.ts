@@ -15,12 +15,12 @@ export {
   type Zigbee2MqttOptions,
   type ZigbeeLog,
 } from './driver.ts';
-export { type DeviceMapping, mapExposes, planSet, toApiState } from './mapping.ts';
-export { mappingTable } from './mapping-table.ts';
 
 export interface ZigbeeOptions {
   /** Driver timings (tests shorten them). */
-  driver?: Partial<Pick<Zigbee2MqttOptions, 'confirmMs' | 'requestMs' | 'reconnectMinMs' | 'reconnectMaxMs'>>;
+  driver?: Partial<
+    Pick<Zigbee2MqttOptions, 'confirmMs' | 'requestMs' | 'reconnectMinMs' | 'reconnectMaxMs' | 'readPaceMs' | 'clock'>
+  >;
   /** Simulator options in `sim` mode. */
   sim?: SimNetworkOptions['sim'];
 }

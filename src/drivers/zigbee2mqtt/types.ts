@@ -1,35 +1,8 @@
 /**
- * The shapes of Zigbee2MQTT's MQTT API that the driver reads (bridge/devices, bridge/info,
- * bridge/event, bridge/response/*) and of the `exposes` it publishes for each device definition.
+ * The shapes of Zigbee2MQTT's MQTT API that the driver reads (bridge/devices, bridge/response/*).
+ * The exposes inside a definition are Zigbee's own vocabulary: src/zigbee/exposes.ts.
  */
-
-/** One expose (or one feature of a composite/specific expose) as Zigbee2MQTT publishes it. */
-export interface Expose {
-  type: string;
-  name?: string;
-  label?: string;
-  property?: string;
-  /** Bit 1: published in state; bit 2: settable (`/set`); bit 4: readable (`/get`). */
-  access?: number;
-  endpoint?: string;
-  unit?: string;
-  category?: string;
-  description?: string;
-  value_min?: number;
-  value_max?: number;
-  value_step?: number;
-  values?: string[];
-  value_on?: unknown;
-  value_off?: unknown;
-  value_toggle?: unknown;
-  features?: Expose[];
-  presets?: unknown[];
-  [k: string]: unknown;
-}
-
-export const ACCESS_STATE = 1;
-export const ACCESS_SET = 2;
-export const ACCESS_GET = 4;
+import type { Expose } from '../../zigbee/exposes.ts';
 
 /** The `definition` of a device in bridge/devices. */
 export interface Z2mDefinition {
@@ -72,18 +45,4 @@ export interface Z2mResponse {
   transaction?: string | number;
   /** Set by the driver when no answer came in time (not part of Zigbee2MQTT's message). */
   timedOut?: boolean;
-}
-
-/** A model captured from zigbee-herdsman-converters into the simulator's fixtures. */
-export interface ModelFixture {
-  /** Position in the default set (the first devices cover every mapped family). */
-  order: number;
-  family: string;
-  model: string;
-  vendor: string;
-  description: string;
-  zigbee_model: string;
-  power_source: string;
-  type: 'Router' | 'EndDevice';
-  exposes: Expose[];
 }

@@ -4,8 +4,9 @@
  * report; an API control command becomes a `/set` payload with what to expect back; a D6 query
  * becomes a `/get` payload. Pure functions, no I/O.
  */
-import { type CapabilityObject, capabilityDef, type SettingItem, validateCapabilities } from '../../catalog/index.ts';
+import { type CapabilityObject, capabilityDef, type SettingItem, validateCapabilities } from '../catalog/index.ts';
 import { hsToRgb, type Rgb, xyToRgb } from './color.ts';
+import { ACCESS_GET, ACCESS_SET, ACCESS_STATE, type Expose } from './exposes.ts';
 import {
   CATEGORY_RULES,
   CHANNEL_PATTERNS,
@@ -15,7 +16,6 @@ import {
   PLUG_WORDS,
   PRESS_WORDS,
 } from './mapping-table.ts';
-import { ACCESS_GET, ACCESS_SET, ACCESS_STATE, type Expose } from './types.ts';
 
 /** One mapped feature: where its value lives in Zigbee2MQTT and in the API. */
 export interface Binding {
@@ -34,6 +34,14 @@ export interface Binding {
 
 export interface DeviceMapping {
   capabilities: CapabilityObject[];
+  /**
+   * The device's channels, numbered `1`..`n` as clients address them (a Homebridge platform
+   * writes `toggle.1`; the spec's `tags.toggle` labels channels `1`..`4`): channel -> the Zigbee
+   * endpoint name (`left`, `l1`), which is its label in `tags.toggle`.
+   */
+  channelLabels: Record<string, string>;
+  /** Former channel names still accepted on input (`left` -> `1`, `l1` -> `1`). */
+  channelAliases: Record<string, string>;
   display_category: string;
   bindings: Binding[];
   byProperty: Map<string, Binding[]>;
@@ -66,10 +74,30 @@ export function exposeLeaves(exposes: readonly Expose[]): Leaf[] {
   return out;
 }
 
-/** API channel name of a Zigbee2MQTT endpoint (`l1` -> `1`, `left` -> `left`). */
+/** API name of a Zigbee2MQTT endpoint on its own (`l1` -> `1`, `left` -> `left`); see numberChannels. */
 export function channelName(endpoint: string): string {
   for (const [re, to] of CHANNEL_PATTERNS) if (re.test(endpoint)) return endpoint.replace(re, to);
   return endpoint.replace(/[^A-Za-z0-9]/g, '');
+}
+
+/**
+ * Numbers a device's endpoints `1`..`n`: by their own number when every one has one (`l1`,
+ * `l2`, `switch_3`), otherwise in the order the definition lists them (`left` 1, `right` 2).
+ */
+export function numberChannels(endpoints: readonly string[]): Map<string, string> {
+  const distinct = [...new Set(endpoints)];
+  const digits = distinct.map((e) => {
+    const n = channelName(e);
+    return /^\d+$/.test(n) ? Number(n) : Number.NaN;
+  });
+  const ordered = digits.every((d) => !Number.isNaN(d)) && new Set(digits).size === digits.length;
+  const order = ordered
+    ? distinct
+        .map((e, i) => ({ e, d: digits[i] as number }))
+        .sort((a, b) => a.d - b.d)
+        .map((x) => x.e)
+    : distinct;
+  return new Map(order.map((e, i) => [e, String(i + 1)]));
 }
 
 function rowMatches(row: MappingRow, leaf: Leaf): boolean {
@@ -157,12 +185,15 @@ export function parseAction(value: string): { name?: string; press: string } | u
   return { name, press };
 }
 
-function actionBindings(leaf: Leaf): Binding | undefined {
+/** The press binding of an `action` expose; a button named like a channel (`single_left`) takes the channel's number. */
+function actionBindings(leaf: Leaf, channels: ReadonlyMap<string, string>): Binding | undefined {
   const e = leaf.expose;
   const presses = new Map<string, { name?: string; press: string }>();
   for (const v of e.values ?? []) {
     const p = parseAction(v);
-    if (p) presses.set(v, p);
+    if (!p) continue;
+    const channel = p.name === undefined ? undefined : channels.get(p.name);
+    presses.set(v, channel === undefined ? p : { ...p, name: channel });
   }
   if (presses.size === 0) return undefined;
   return {
@@ -182,6 +213,7 @@ export function mapExposes(
   opts: { description?: string; addLqi?: boolean } = {},
 ): DeviceMapping {
   const leaves = exposeLeaves(exposes);
+  const channels = numberChannels(leaves.flatMap((l) => (l.endpoint === undefined ? [] : [l.endpoint])));
   const bindings: Binding[] = [];
   const caps: CapabilityObject[] = [];
   const taken = new Set<string>();
@@ -206,7 +238,7 @@ export function mapExposes(
     const e = leaf.expose;
     const property = e.property ?? e.name ?? '?';
     if (e.name === 'action' && e.type === 'enum') {
-      const b = actionBindings(leaf);
+      const b = actionBindings(leaf, channels);
       if (!b?.presses) {
         unmapped.push(`${property} (no press actions)`);
         continue;
@@ -243,11 +275,11 @@ export function mapExposes(
       if (!rowMatches(row, leaf)) continue;
       const hasEndpoint = leaf.endpoint !== undefined && row.channel !== undefined;
       let capability = hasEndpoint ? (row.channel as string) : row.capability;
-      let name = hasEndpoint ? channelName(leaf.endpoint as string) : row.name;
+      let name = hasEndpoint ? channels.get(leaf.endpoint as string) : row.name;
       let channel = hasEndpoint;
       if (!hasEndpoint && taken.has(key(capability, name)) && row.fallbackToChannel && row.channel) {
         capability = row.channel;
-        name = channelName(leaf.endpoint ?? leaf.parent ?? property);
+        name = leaf.endpoint !== undefined ? channels.get(leaf.endpoint) : channelName(leaf.parent || property);
         channel = true;
       }
       if (!name && capabilityDef(capability)?.naming.kind !== 'none') {
@@ -309,8 +341,23 @@ export function mapExposes(
     byProperty.set(b.property, list);
     if (!b.presses) byCapability.set(key(b.capability, b.name), b);
   }
+  const channelLabels: Record<string, string> = {};
+  const channelAliases: Record<string, string> = {};
+  for (const b of bindings) {
+    if (b.endpoint === undefined || b.name === undefined || b.name !== channels.get(b.endpoint)) continue;
+    channelLabels[b.name] = b.endpoint;
+  }
+  const used = new Set(Object.keys(channelLabels));
+  for (const [n, endpoint] of Object.entries(channelLabels)) {
+    // `left` and `l1` (and `1` for `l1` when numbering kept it) name the channel as before numbering;
+    // an alias that is another channel's number would be ambiguous and is left out.
+    for (const alias of [endpoint, channelName(endpoint)])
+      if (alias !== n && !used.has(alias)) channelAliases[alias] = n;
+  }
   return {
     capabilities: caps,
+    channelLabels,
+    channelAliases,
     display_category: displayCategory(exposes, caps, opts.description ?? ''),
     bindings,
     byProperty,

@@ -1,0 +1,422 @@
+/**
+ * One Zigbee2MQTT instance (one base topic) as the gateway follows it: its device list
+ * (bridge/devices) reconciled with the registry, each device's state and availability, the
+ * instance's own state (bridge/state), devices leaving, and joining (bridge/info). The rules
+ * (docs/zigbee.md):
+ * - a device is online when the instance is online, the device is listed, and its availability
+ *   (when Zigbee2MQTT publishes one) is online;
+ * - a device missing from the list (it left, or was removed in Zigbee2MQTT) is kept, offline,
+ *   until a client removes it (D5), as the hardware gateways do; only a removal the gateway asked
+ *   for deletes it;
+ * - state is read back (`/get`) after every connect and for every device that (re)appears.
+ */
+import { sanitizeReport } from '../../catalog/index.ts';
+import { isObject } from '../../lib/object.ts';
+import { ACCESS_GET, type DeviceMapping, type Expose, mapExposes, toApiState } from '../../zigbee/index.ts';
+import type { DeviceAnnouncement, DeviceRecord, DriverHost } from '../contract.ts';
+import { DeviceWaiters, parseFailure } from './commands.ts';
+import { literalTopic, type ZigbeeLog } from './link.ts';
+import type { ReadBackQueue } from './read-back.ts';
+import type { Z2mDevice } from './types.ts';
+
+export const DRIVER_ID = 'zigbee2mqtt';
+
+/** One mapped device of the instance. */
+export interface Entry {
+  ieee: string;
+  friendly: string;
+  ref: string;
+  model: string;
+  /** The exposes the mapping was made from (JSON), to remap only when they change. */
+  exposes: string;
+  mapping: DeviceMapping;
+  /** Zigbee2MQTT's last state of the device, merged message by message. */
+  last: Record<string, unknown>;
+  waiters: DeviceWaiters;
+  /** Its last availability message (undefined when Zigbee2MQTT publishes none). */
+  available?: boolean;
+  /** Not in the last bridge/devices list, or announced its leave. */
+  missing: boolean;
+  /** A sleeping end device: not asked for reads. */
+  sleepy: boolean;
+  /** The `/get` payload of every readable mapped attribute. */
+  readable: Record<string, string>;
+}
+
+/** What a bridge needs from the driver that holds it. */
+export interface BridgeDeps {
+  host: () => DriverHost | undefined;
+  log: ZigbeeLog;
+  /** Reads a device's topics (its state and availability) for `entry`. */
+  subscribe(entry: Entry, topics: readonly string[]): void;
+  unsubscribe(topics: readonly string[]): void;
+  publish(topic: string, payload: string): Promise<Error | undefined>;
+  readBack: ReadBackQueue;
+  /** Logs a model's left-out exposes once per process. */
+  logUnmapped(model: string, unmapped: string[]): void;
+}
+
+/** The bridge topics the driver reads; everything else (bridge/definitions: ~230 KB per change) is not subscribed. */
+export const BRIDGE_TOPICS = ['state', 'info', 'devices', 'event', 'logging', 'response/#'] as const;
+
+export class Bridge {
+  readonly byIeee = new Map<string, Entry>();
+  private readonly byFriendly = new Map<string, Entry>();
+  /** Undefined until bridge/state is seen after a connect. */
+  online: boolean | undefined;
+  permitJoin = false;
+  permitJoinEnd = 0;
+  /** Removals in flight (D5). */
+  readonly removing = new Set<string>();
+  /** Removals the gateway asked for that Zigbee2MQTT has not confirmed yet: when it drops the device, it is deleted. */
+  readonly removeRequested = new Set<string>();
+  /** The next bridge/devices list is the first since (re)connecting: read every device back. */
+  private readAll = true;
+
+  constructor(
+    readonly base: string,
+    private readonly deps: BridgeDeps,
+  ) {}
+
+  /** The instance's own topics. */
+  topics(): string[] {
+    return BRIDGE_TOPICS.map((t) => `${this.base}/bridge/${t}`);
+  }
+
+  /** The link (re)connected: state is unknown until bridge/state and bridge/devices arrive again. */
+  connected(): void {
+    this.online = undefined;
+    this.readAll = true;
+  }
+
+  entryOf(ieee: string): Entry | undefined {
+    return this.byIeee.get(ieee);
+  }
+
+  /** A message on one of this instance's bridge topics. */
+  onBridge(sub: string, raw: Buffer): { response?: Record<string, unknown> } {
+    if (sub === 'logging') {
+      // At `info` Zigbee2MQTT logs every message it publishes here; only failures matter.
+      if (raw.indexOf('"error"') !== -1) this.onLogging(parse(raw));
+      return {};
+    }
+    const msg = parse(raw);
+    if (sub === 'devices' && Array.isArray(msg)) {
+      const host = this.deps.host();
+      // One transaction for the whole list: one commit (one fsync) instead of one per device.
+      host?.batch(() => this.reconcile(host, msg));
+    } else if (sub === 'state') this.onState(isObject(msg) ? msg.state : msg);
+    else if (sub === 'info' && isObject(msg)) {
+      this.permitJoin = msg.permit_join === true;
+      this.permitJoinEnd = typeof msg.permit_join_end === 'number' ? msg.permit_join_end : 0;
+    } else if (sub === 'event' && isObject(msg) && msg.type === 'device_leave' && isObject(msg.data)) {
+      this.onLeave(String(msg.data.ieee_address ?? ''));
+    } else if (sub.startsWith('response/') && isObject(msg)) return { response: msg };
+    return {};
+  }
+
+  /** A message on a device's topic (state, or availability). */
+  onDevice(entry: Entry, kind: 'state' | 'availability', raw: Buffer): void {
+    const msg = parse(raw);
+    if (kind === 'availability') {
+      const state = isObject(msg) ? msg.state : msg;
+      // An empty retained message clears the topic (a removed or renamed device): no news.
+      if (state !== 'online' && state !== 'offline') return;
+      const back = entry.available === false && state === 'online';
+      entry.available = state === 'online';
+      this.syncOnline(entry);
+      // Back on the network: what it did while away was not heard.
+      if (back) this.queueRead(entry);
+      return;
+    }
+    if (!isObject(msg)) return;
+    Object.assign(entry.last, msg);
+    const state = this.apiState(entry, msg);
+    const serial = this.serialOf(entry.ieee);
+    if (serial && Object.keys(state).length > 0) this.deps.host()?.stateReported(serial, state);
+    entry.waiters.stateSeen(msg);
+  }
+
+  /** A Zigbee2MQTT state as an API report, cleaned like every device report (clamped or dropped, with a warning). */
+  apiState(entry: Entry, z: Record<string, unknown>): Record<string, unknown> {
+    const clean = sanitizeReport(entry.mapping.capabilities, toApiState(entry.mapping, z));
+    if (clean.warnings.length > 0)
+      this.deps.log.warn(
+        { friendly_name: entry.friendly, warnings: clean.warnings },
+        'zigbee2mqtt: reported state cleaned',
+      );
+    return clean.state;
+  }
+
+  serialOf(ieee: string): string | undefined {
+    return this.deps.host()?.findByRef(DRIVER_ID, `${this.base}/${ieee}`)?.serial_number;
+  }
+
+  /** Forgets a device the gateway removed. */
+  forget(ieee: string): void {
+    const e = this.byIeee.get(ieee);
+    if (!e) return;
+    this.byIeee.delete(ieee);
+    if (this.byFriendly.get(e.friendly) === e) this.byFriendly.delete(e.friendly);
+    this.deps.unsubscribe(deviceTopics(this.base, e.friendly));
+    e.waiters.failAll('the device was removed');
+  }
+
+  /** The topics of every known device (for the driver's topic index). */
+  entries(): IterableIterator<Entry> {
+    return this.byIeee.values();
+  }
+
+  // ---- the instance ----
+
+  private onState(state: unknown): void {
+    if (state !== 'online' && state !== 'offline') return;
+    const was = this.online;
+    this.online = state === 'online';
+    if (was === this.online) return;
+    this.deps.log.info({ base_topic: this.base, state }, `zigbee2mqtt: instance ${state}`);
+    const host = this.deps.host();
+    if (!host) return;
+    host.batch(() => {
+      for (const e of this.byIeee.values()) this.syncOnline(e);
+      if (!this.online)
+        for (const r of this.stored())
+          if (!this.byIeee.has(refIeee(r.driver_ref))) host.onlineChanged(r.serial_number, false);
+    });
+    // Back from offline: what changed meanwhile was not published to anyone.
+    if (this.online && was === false) for (const e of this.byIeee.values()) this.queueRead(e);
+  }
+
+  private onLogging(msg: unknown): void {
+    if (!isObject(msg) || msg.level !== 'error' || typeof msg.message !== 'string') return;
+    const f = parseFailure(msg.message);
+    if (f) this.byFriendly.get(f.friendly)?.waiters.failed(f.verb, f.reason);
+  }
+
+  private onLeave(ieee: string): void {
+    const entry = this.byIeee.get(ieee);
+    if (!entry) return; // only devices the gateway knows are remembered as left
+    entry.missing = true;
+    this.syncOnline(entry);
+  }
+
+  // ---- the device list ----
+
+  private reconcile(host: DriverHost, list: unknown[]): void {
+    const present = new Set<string>();
+    const readAll = this.readAll;
+    this.readAll = false;
+    for (const item of list) {
+      const d = readDevice(item);
+      if (!d || d.type === 'Coordinator') continue;
+      present.add(d.ieee_address);
+      const interviewed = d.interview_state ? d.interview_state === 'SUCCESSFUL' : d.interview_completed === true;
+      if (!interviewed || !d.definition || d.disabled) continue;
+      try {
+        this.upsert(host, d, readAll);
+      } catch (err) {
+        // One device that cannot be mapped or stored does not keep the others out.
+        this.deps.log.error({ err, ieee_address: d.ieee_address }, 'zigbee2mqtt: device of bridge/devices skipped');
+      }
+    }
+    for (const record of this.stored()) {
+      const ieee = refIeee(record.driver_ref);
+      if (present.has(ieee) || this.removing.has(ieee)) continue;
+      if (this.removeRequested.delete(ieee)) {
+        // A removal the gateway asked for, completed after D5 had answered.
+        this.forget(ieee);
+        host.deviceLeft(record.serial_number);
+        continue;
+      }
+      const entry = this.byIeee.get(ieee);
+      if (entry) {
+        entry.missing = true;
+        this.syncOnline(entry);
+      } else host.onlineChanged(record.serial_number, false);
+    }
+  }
+
+  private stored(): DeviceRecord[] {
+    const host = this.deps.host();
+    if (!host) return [];
+    return host.listByDriver(DRIVER_ID).filter((r) => refBase(r.driver_ref) === this.base);
+  }
+
+  private upsert(host: DriverHost, d: Z2mDevice, readAll: boolean): void {
+    const def = d.definition as NonNullable<Z2mDevice['definition']>;
+    const ref = `${this.base}/${d.ieee_address}`;
+    let entry = this.byIeee.get(d.ieee_address);
+    const exposesJson = JSON.stringify(def.exposes);
+    const isNew = !entry;
+    if (!entry || entry.exposes !== exposesJson) {
+      const mapping = mapExposes(def.exposes, { description: def.description, addLqi: true });
+      if (mapping.unmapped.length > 0) this.deps.logUnmapped(def.model, mapping.unmapped);
+      const readable: Record<string, string> = {};
+      for (const b of mapping.bindings)
+        if (b.access & ACCESS_GET && !b.presses && b.conv.kind !== 'command') readable[b.property] = '';
+      entry = {
+        ieee: d.ieee_address,
+        friendly: entry?.friendly ?? d.friendly_name,
+        ref,
+        model: def.model,
+        exposes: exposesJson,
+        mapping,
+        last: entry?.last ?? {},
+        waiters: entry?.waiters ?? new DeviceWaiters(),
+        available: entry?.available,
+        missing: entry?.missing ?? false,
+        sleepy: false,
+        readable,
+      };
+      this.byIeee.set(d.ieee_address, entry);
+    }
+    entry.sleepy = d.type === 'EndDevice' && !/mains|dc/i.test(String(d.power_source ?? ''));
+    if (isNew || entry.friendly !== d.friendly_name) {
+      if (entry.friendly !== d.friendly_name) {
+        if (this.byFriendly.get(entry.friendly) === entry) this.byFriendly.delete(entry.friendly);
+        this.deps.unsubscribe(deviceTopics(this.base, entry.friendly));
+        entry.friendly = d.friendly_name;
+        entry.available = undefined;
+      }
+      const topics = deviceTopics(this.base, d.friendly_name);
+      if (topics.every(literalTopic)) this.deps.subscribe(entry, topics);
+      else
+        this.deps.log.warn({ friendly_name: d.friendly_name }, 'zigbee2mqtt: friendly name is not a usable MQTT topic');
+    }
+    this.byFriendly.set(d.friendly_name, entry);
+    const wasMissing = entry.missing;
+    entry.missing = false;
+
+    const name =
+      d.friendly_name && d.friendly_name !== d.ieee_address
+        ? d.friendly_name
+        : def.description || def.model || d.ieee_address;
+    const labels = entry.mapping.channelLabels;
+    const extra = {
+      base_topic: this.base,
+      ieee_address: d.ieee_address,
+      friendly_name: d.friendly_name,
+      model_id: d.model_id ?? '',
+      exposes: def.exposes,
+      channel_aliases: entry.mapping.channelAliases,
+    };
+    const existing = host.findByRef(DRIVER_ID, ref);
+    if (!existing) {
+      const announcement: DeviceAnnouncement = {
+        driver_ref: ref,
+        name,
+        manufacturer: def.vendor,
+        model: def.model,
+        firmware_version: d.software_build_id ?? '',
+        display_category: entry.mapping.display_category,
+        capabilities: entry.mapping.capabilities,
+        protocol: 'zigbee',
+        online: this.desiredOnline(entry),
+        ...(Object.keys(labels).length > 0 ? { tags: { toggle: labels } } : {}),
+        extra,
+      };
+      host.deviceFound(DRIVER_ID, announcement);
+      this.queueRead(entry);
+      return;
+    }
+    const prev = existing.extra ?? {};
+    const info: Parameters<DriverHost['infoUpdated']>[1] = {};
+    if (prev.friendly_name !== d.friendly_name) info.name = name;
+    if (JSON.stringify(existing.capabilities) !== JSON.stringify(entry.mapping.capabilities)) {
+      info.capabilities = entry.mapping.capabilities;
+      // Channels renumbered (or new): label them, unless the user's tags already do.
+      if (Object.keys(labels).length > 0 && !isObject(existing.tags?.toggle))
+        info.tags = { ...existing.tags, toggle: labels };
+    }
+    if (
+      info.name !== undefined ||
+      info.capabilities ||
+      JSON.stringify(prev.exposes) !== exposesJson ||
+      JSON.stringify(prev.channel_aliases) !== JSON.stringify(extra.channel_aliases)
+    ) {
+      info.extra = extra;
+      host.infoUpdated(existing.serial_number, info);
+    }
+    this.syncOnline(entry);
+    if (readAll || wasMissing || isNew) this.queueRead(entry);
+  }
+
+  // ---- online state and reads ----
+
+  private desiredOnline(e: Entry): boolean {
+    return this.online !== false && !e.missing && e.available !== false;
+  }
+
+  private syncOnline(e: Entry): void {
+    const serial = this.serialOf(e.ieee);
+    if (serial) this.deps.host()?.onlineChanged(serial, this.desiredOnline(e));
+  }
+
+  private queueRead(e: Entry): void {
+    if (e.sleepy || Object.keys(e.readable).length === 0) return;
+    this.deps.readBack.add({
+      key: e.ref,
+      send: () => {
+        if (this.byIeee.get(e.ieee) !== e || !this.desiredOnline(e)) return false;
+        void this.deps.publish(`${this.base}/${e.friendly}/get`, JSON.stringify(e.readable));
+        return true;
+      },
+    });
+  }
+}
+
+/** The topics of one device: its state, and its availability. */
+export function deviceTopics(base: string, friendly: string): string[] {
+  return [`${base}/${friendly}`, `${base}/${friendly}/availability`];
+}
+
+/** `<base_topic>/<ieee_address>`: the base topic may itself contain slashes. */
+export function splitRef(ref: string): { base: string; ieee: string } {
+  const i = ref.lastIndexOf('/');
+  return { base: ref.slice(0, i), ieee: ref.slice(i + 1) };
+}
+
+const refBase = (ref: string) => splitRef(ref).base;
+const refIeee = (ref: string) => splitRef(ref).ieee;
+
+function parse(buf: Buffer): unknown {
+  const s = buf.toString();
+  if (s === '') return undefined;
+  try {
+    return JSON.parse(s);
+  } catch {
+    return s;
+  }
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/**
+ * One entry of bridge/devices in the shape the driver reads, or undefined when it has no IEEE
+ * address. Fields of the wrong type are dropped (a definition without an exposes list counts as
+ * none; a friendly name that is not a string is the IEEE address, as Zigbee2MQTT names new devices).
+ */
+function readDevice(v: unknown): Z2mDevice | undefined {
+  if (!isObject(v) || typeof v.ieee_address !== 'string' || v.ieee_address === '' || v.ieee_address.includes('/'))
+    return undefined;
+  const def = v.definition;
+  const definition =
+    isObject(def) && Array.isArray(def.exposes)
+      ? {
+          ...def,
+          model: str(def.model),
+          vendor: str(def.vendor),
+          description: str(def.description),
+          exposes: def.exposes.filter(isObject) as Expose[],
+        }
+      : null;
+  return {
+    ...v,
+    ieee_address: v.ieee_address,
+    friendly_name: typeof v.friendly_name === 'string' && v.friendly_name !== '' ? v.friendly_name : v.ieee_address,
+    type: str(v.type),
+    definition,
+    ...(typeof v.software_build_id === 'string' ? {} : { software_build_id: undefined }),
+    ...(typeof v.model_id === 'string' ? {} : { model_id: undefined }),
+  };
+}

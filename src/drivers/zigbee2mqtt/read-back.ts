@@ -1,0 +1,69 @@
+/**
+ * Reads device state back after the gateway connects. Zigbee2MQTT does not retain device state
+ * messages, so after a gateway start, a broker reconnect or Zigbee2MQTT coming back, the gateway
+ * asks each device for its mapped readable attributes (`/get`) instead of waiting for its next
+ * report, paced so that a large network is not flooded (Zigbee2MQTT queues each read as a Zigbee
+ * request). Sleeping end devices are not asked: they would not answer, and report on their own.
+ */
+import type { Clock, TimerHandle } from '../../lib/clock.ts';
+
+/** One read to send: who, and what to publish. */
+export interface ReadRequest {
+  /** Identifies the device (one queued read per device). */
+  key: string;
+  /** Sends the read; false when the device should not be asked now (offline, gone). */
+  send(): boolean;
+}
+
+export class ReadBackQueue {
+  private readonly queue = new Map<string, ReadRequest>();
+  private timer: TimerHandle | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly paceMs: number,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Queues a read (replacing one queued for the same device). */
+  add(request: ReadRequest): void {
+    if (this.stopped) return;
+    this.queue.delete(request.key);
+    this.queue.set(request.key, request);
+    this.schedule(this.timer === undefined ? 0 : this.paceMs);
+  }
+
+  /** Forgets the reads of devices for which `drop` holds. */
+  drop(drop: (key: string) => boolean): void {
+    for (const key of [...this.queue.keys()]) if (drop(key)) this.queue.delete(key);
+  }
+
+  get size(): number {
+    return this.queue.size;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.queue.clear();
+    this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer !== undefined || this.queue.size === 0) return;
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.next();
+    }, ms);
+    this.timer.unref?.();
+  }
+
+  private next(): void {
+    // Skip the devices that are not to be asked now without spending a pace interval on them.
+    for (const [key, request] of this.queue) {
+      this.queue.delete(key);
+      if (request.send()) break;
+    }
+    this.schedule(this.paceMs);
+  }
+}

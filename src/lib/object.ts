@@ -1,0 +1,11 @@
+/** Plain-object helpers used wherever untrusted JSON is read. */
+
+/** True for a JSON object (not null, not an array). */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** `table[key]` for the table's own keys only: input named `constructor` or `__proto__` is not in it. */
+export function own<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
