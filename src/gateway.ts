@@ -4,6 +4,15 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import { type ControlServer, startControlServer } from './control/server.ts';
+import {
+  AudioArbiter,
+  type AudioSink,
+  type Clock,
+  EventBeeps,
+  MediaPlayer,
+  SoundLibrary,
+  systemClock,
+} from './core/audio/index.ts';
 import { DeviceRegistry, DeviceService } from './core/devices/index.ts';
 import { EventBus } from './core/event-bus.ts';
 import { type GatewayInfo, lanInterface, threePartVersion } from './core/gateway-info.ts';
@@ -11,12 +20,14 @@ import { RuntimeMonitor } from './core/runtime.ts';
 import { SecurityService } from './core/security.ts';
 import { SpeakerService } from './core/speaker.ts';
 import { TokenService } from './core/tokens.ts';
-import { TtsEngines } from './core/tts/engines.ts';
-import { ThirdPartyDriver, ThirdPartyInbox } from './drivers/thirdparty/index.ts';
+import { ClipStore, detectEspeak, EspeakEngine, TtsEngines, TtsService } from './core/tts/index.ts';
+import { createSink, HttpAudioFetcher, onPath } from './drivers/audio/index.ts';
+import { DirectiveClient, ThirdPartyDriver, ThirdPartyInbox } from './drivers/thirdparty/index.ts';
 import { createZigbee } from './drivers/zigbee2mqtt/index.ts';
 import { buildApp } from './http/app.ts';
 import type { HttpContext } from './http/context.ts';
 import { deviceRoutes } from './http/routes/devices.ts';
+import { mediaRoutes } from './http/routes/media.ts';
 import { thirdPartyRoutes } from './http/routes/thirdparty.ts';
 import { ttsRoutes } from './http/routes/tts.ts';
 import { SseHub } from './http/sse.ts';
@@ -28,6 +39,8 @@ export interface GatewayOptions {
   log?: Logger;
   /** Called when a client asks for a restart (G8), after the reply is sent. */
   onRestart?: () => void;
+  /** The audio sink (default: from `audio.sink`) and the clock of playback (tests pass their own). */
+  audio?: { sink?: AudioSink; clock?: Clock };
 }
 
 export interface Gateway {
@@ -41,7 +54,14 @@ export interface Gateway {
   sse: SseHub;
   /** The device registry (DriverHost) and the service that routes client commands to drivers. */
   devices: DeviceService;
+  /** Engines registered by third parties (RegisterTTSEngine). */
   tts: TtsEngines;
+  /** Every TTS engine, the built-in one included: synthesis and speaking. */
+  speech: TtsService;
+  /** What the speaker plays (sounds, beeps, speech, media, alarm), and its sink. */
+  audio: AudioArbiter;
+  sink: AudioSink;
+  media: MediaPlayer;
   log: Logger;
   /** Paths of the files the gateway keeps in its data folder. */
   paths: { db: string; socket: string; pid: string };
@@ -79,7 +99,10 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   const bus = new EventBus(settings.sse.replay_size, idBase, (err) => log.error({ err }, 'event listener failed'));
   const tokens = new TokenService(db, settings.link_window_seconds * 1000);
   const security = new SecurityService(db, bus);
-  const speaker = new SpeakerService(kv, bus);
+  const clock = opts.audio?.clock ?? systemClock;
+  const sink = opts.audio?.sink ?? createSink(settings.audio, log);
+  const audio = new AudioArbiter({ sink, clock, library: new SoundLibrary(), log });
+  const speaker = new SpeakerService(kv, bus, audio);
   const runtime = new RuntimeMonitor();
   const sse = new SseHub(
     bus,
@@ -125,9 +148,43 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   // Zigbee2MQTT (or, in `sim` mode, the simulated network it starts); stopped with the devices.
   for (const driver of createZigbee(settings, log).drivers) devices.addDriver(driver);
   const inbox = new ThirdPartyInbox(registry, log);
+  const clips = new ClipStore();
+  const fetcher = new HttpAudioFetcher();
+  const media = new MediaPlayer({
+    fetcher,
+    arbiter: audio,
+    limits: {
+      maxBytes: settings.audio.media_max_bytes,
+      timeoutMs: settings.audio.media_timeout_ms,
+      maxSeconds: settings.audio.media_max_seconds,
+    },
+    local: (url) => clips.resolve(url),
+  });
+  const espeak = detectEspeak(settings.audio.tts_builtin, (cmd) => onPath(cmd) !== undefined);
+  if (!espeak && settings.audio.tts_builtin !== 'off')
+    log.warn({ tts_builtin: settings.audio.tts_builtin }, 'no eSpeak NG found: the built-in TTS engine is not offered');
+  const ttsDirectives = new DirectiveClient(settings.thirdparty.timeout_ms);
+  const speech = new TtsService({
+    engines: tts,
+    directives: ttsDirectives,
+    builtin: espeak ? new EspeakEngine({ backend: espeak, store: clips, now: () => clock.now() }) : undefined,
+    media,
+    arbiter: audio,
+    clock,
+  });
+  const beeps = new EventBeeps(
+    bus,
+    (name) => speaker.play({ kind: 'beep', name, volume: settings.audio.beep_volume, countdown: 0 }),
+    settings.audio.beeps,
+  );
   const app = buildApp(ctx, {
     sse,
-    modules: [deviceRoutes(devices), thirdPartyRoutes({ tokens, inbox, tts, log }), ttsRoutes(tts)],
+    modules: [
+      deviceRoutes(devices),
+      thirdPartyRoutes({ tokens, inbox, tts, log }),
+      ttsRoutes(speech, clips),
+      mediaRoutes(media),
+    ],
   });
 
   let control: ControlServer | undefined;
@@ -146,6 +203,10 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     sse,
     devices,
     tts,
+    speech,
+    audio,
+    sink,
+    media,
     log,
     paths,
     info,
@@ -160,6 +221,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       writeFileSync(paths.pid, `${process.pid}\n`);
       wrotePid = true;
       if (settings.mdns) mdns = startMdns(settings, boundPort, log);
+      beeps.start();
+      beeps.bootComplete();
       const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
       const url = `http://${host}:${boundPort}`;
       log.info({ url, data_dir: dataDir }, 'gateway listening');
@@ -171,7 +234,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
         await mdns?.stop();
         sse.stop();
         runtime.stop();
-        speaker.stopPlayback();
+        beeps.stop();
         await control?.close();
         // Waits for in-flight requests; their store writes are synchronous, so they are complete.
         // A client that never sends the rest of its request would hold the close for minutes:
@@ -182,7 +245,10 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
         } finally {
           clearTimeout(cut);
         }
+        // After the requests in flight: one of them may still start a sound.
+        await audio.close();
         await devices.stop();
+        await Promise.all([fetcher.close(), ttsDirectives.close()]);
         tokens.flush();
         db.close();
         // Only our own: a gateway refused because another one serves this folder leaves its pid file.
@@ -205,6 +271,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
         tts.clear();
         tokens.clear();
       });
+      beeps.factoryReset();
     },
   };
   return gateway;

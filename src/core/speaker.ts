@@ -1,4 +1,5 @@
 import type { KvStore } from '../store/db.ts';
+import type { AudioArbiter } from './audio/arbiter.ts';
 import type { EventBus } from './event-bus.ts';
 
 /** The speaker's persisted state. */
@@ -24,32 +25,32 @@ export interface Playback extends PlayRequest {
   started_at: string;
   /** When playback stops by itself; null rings until cancelled. */
   until: string | null;
-}
-
-/** Where sound goes; the audio backend is supplied by the composition root. */
-export interface AudioOutput {
-  play(request: PlayRequest): void;
-  stop(): void;
+  /** Heard now: false while muted, or while something of higher priority (an alarm, speech) plays. */
+  audible: boolean;
 }
 
 const KEY = 'speaker';
 const DEFAULT: SpeakerState = { volume: 50, muted: false, alarm_sound: true, alarm_state: 'normal' };
 
 /**
- * The gateway speaker's settings (G3, G5, G6, G7). Every change is written to the store before
- * the method returns. The audio output itself is driven by the speaker issue.
+ * The gateway speaker's settings (G3, G5, G6, G7) and its G9 sounds and beeps. Every change is
+ * written to the store before the method returns. What is heard is decided by the audio arbiter
+ * (core/audio/arbiter.ts): sounds and beeps are two of its layers, muting and the volume apply to
+ * all of them.
  */
 export class SpeakerService {
   private state: SpeakerState;
-  private playback: Playback | null = null;
-  private timer: NodeJS.Timeout | undefined;
+  /** The last G9 request and the arbiter's id for it. */
+  private g9: { id: number; request: PlayRequest } | null = null;
 
   constructor(
     private readonly kv: KvStore,
     private readonly bus: EventBus,
-    private readonly output?: AudioOutput,
+    private readonly output: AudioArbiter,
   ) {
     this.state = { ...DEFAULT, ...kv.get<Partial<SpeakerState>>(KEY, {}) };
+    output.setVolume(this.state.volume);
+    output.setMuted(this.state.muted);
   }
 
   get(): SpeakerState {
@@ -58,50 +59,59 @@ export class SpeakerService {
 
   setVolume(volume: number): void {
     this.save({ volume });
+    this.output.setVolume(volume);
   }
 
+  /** Silences everything; what plays keeps its place and its countdown (G5). */
   mute(): void {
-    this.stopPlayback();
     this.save({ muted: true });
+    this.output.setMuted(true);
   }
 
+  /** Lets what is still playing be heard again (G6). */
   unmute(): void {
     this.save({ muted: false });
+    this.output.setMuted(false);
   }
 
-  /** What is playing now. */
+  /** The G9 sound or beep playing now (heard or not), if any. */
   nowPlaying(): Playback | null {
-    return this.playback ? { ...this.playback } : null;
-  }
-
-  /** Plays a sound or beep (G9). Muted speakers play nothing; a new request replaces the current one. */
-  play(request: PlayRequest): void {
-    this.stopPlayback();
-    if (this.state.muted) return;
-    const now = Date.now();
-    const seconds = request.kind === 'beep' ? 1 : request.countdown;
-    this.playback = {
-      ...request,
-      started_at: new Date(now).toISOString(),
-      until: seconds < 0 ? null : new Date(now + seconds * 1000).toISOString(),
+    if (!this.g9) return null;
+    const id = this.g9.id;
+    const held = this.output.entries().find((e) => e.id === id);
+    if (!held) return null;
+    return {
+      ...this.g9.request,
+      started_at: new Date(held.startedAt).toISOString(),
+      until: held.endsAt === null ? null : new Date(held.endsAt).toISOString(),
+      audible: held.audible,
     };
-    this.output?.play(request);
-    if (seconds >= 0) {
-      this.timer = setTimeout(() => this.stopPlayback(), seconds * 1000);
-      this.timer.unref();
-    }
   }
 
-  /** Stops whatever is playing. */
+  /**
+   * Plays a sound or beep (G9). A sound repeats for `countdown` seconds (-1: until cancel_alarm;
+   * 0: once through); a beep plays once. A new sound replaces the playing one. A beep refused by
+   * the arbiter (something above it plays) is simply not heard, as on the hardware.
+   */
+  play(request: PlayRequest): void {
+    const repeat =
+      request.kind === 'beep' || request.countdown === 0
+        ? undefined
+        : request.countdown < 0
+          ? { until: null }
+          : { forMs: request.countdown * 1000 };
+    const r = this.output.play({ layer: request.kind, name: request.name, volume: request.volume, repeat });
+    if (r.ok) this.g9 = { id: r.playing.id, request: { ...request } };
+  }
+
+  /** Stops everything that plays. */
   stopPlayback(): void {
-    clearTimeout(this.timer);
-    if (this.playback) this.output?.stop();
-    this.playback = null;
+    this.output.stop();
   }
 
-  /** Silences a sounding alarm (G7) and tells stream clients the alarm state changed. */
+  /** Silences a sounding alarm (G7): alarm and sounds stop; tells stream clients the alarm state changed. */
   cancelAlarm(): void {
-    this.stopPlayback();
+    this.output.stop(['alarm', 'sound']);
     const changed = this.state.alarm_state !== 'cancelled';
     this.save({ alarm_sound: false, alarm_state: 'cancelled' });
     if (changed) this.bus.publish('bridge#updateAlarmState', { payload: { alarm_state: 'cancelled' } });

@@ -22,6 +22,23 @@ export interface Settings {
     permit_join_seconds: number;
     sim_devices: number;
   };
+  audio: {
+    sink: 'auto' | 'aplay' | 'command' | 'null';
+    aplay_device: string;
+    command: string;
+    media_max_bytes: number;
+    media_timeout_ms: number;
+    media_max_seconds: number;
+    tts_builtin: 'auto' | 'wasm' | 'system' | 'off';
+    beep_volume: number;
+    beeps: {
+      boot_complete: boolean;
+      device_discovered: boolean;
+      armed: boolean;
+      disarmed: boolean;
+      factory_reset: boolean;
+    };
+  };
 }
 
 /** Raised when a setting has a value its schema refuses; the message names the setting and the source. */

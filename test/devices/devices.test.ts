@@ -172,7 +172,10 @@ describe('devices (D3, D4, D5) and persistence', () => {
     assert.equal(d.online, false);
     assert.deepEqual(d.state.toggle, { '2': { toggleState: 'on' } });
     const engines = await call(g.url, 'GET', '/open-api/v2/rest/tts/engines', { token });
-    assert.deepEqual(engines.json.data.engines, [{ id: engine.json.payload.engine_id, name: 'Engine' }]);
+    assert.deepEqual(engines.json.data.engines, [
+      { id: engine.json.payload.engine_id, name: 'Engine' },
+      { id: 'espeak-ng', name: 'eSpeak NG (built-in)' },
+    ]);
     // The same third_serial_number after a restart still updates the same device.
     const again = await sendEvent(g, token, 'DiscoveryRequest', { endpoints: [endpoint('p-2', service.url)] });
     assert.equal(again.json.payload.endpoints[0].serial_number, serials[1]);

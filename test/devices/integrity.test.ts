@@ -87,13 +87,13 @@ describe('what D3 lists is what the store holds', () => {
     t.mock.timers.reset();
     const order = (await listDevices(g.url, token)).map((d) => d.third_serial_number);
     assert.deepEqual(order, ['i-1', 'i-2', 'i-3']);
-    assert.deepEqual(await engines(), ['i-2', 'i-3']);
+    assert.deepEqual(await engines(), ['i-2', 'i-3', 'eSpeak NG (built-in)']);
     g = await g.restart();
     assert.deepEqual(
       (await listDevices(g.url, token)).map((d) => d.third_serial_number),
       order,
     );
-    assert.deepEqual(await engines(), ['i-2', 'i-3']);
+    assert.deepEqual(await engines(), ['i-2', 'i-3', 'eSpeak NG (built-in)']);
   });
 
   test('two D4 setting changes sent at once to one device are both kept, also after a restart', async () => {

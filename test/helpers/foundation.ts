@@ -28,7 +28,7 @@ export function tempDir(prefix = 'opencube-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** Settings for a test gateway: loopback, any free port, no mDNS, no Zigbee, quiet logs. */
+/** Settings for a test gateway: loopback, any free port, no mDNS, no Zigbee, quiet logs, no sound card used. */
 export function testSettings(dataDir: string, overrides: Nested = {}): Settings {
   const base: Nested = {
     port: 0,
@@ -37,6 +37,8 @@ export function testSettings(dataDir: string, overrides: Nested = {}): Settings 
     zigbee: { mode: 'off' },
     data_dir: dataDir,
     log_level: 'error',
+    // A developer's machine may have speakers: tests never play on them.
+    audio: { sink: 'null' },
   };
   return loadSettings({ overrides: merge(base, overrides) });
 }

@@ -373,7 +373,13 @@ describe('third-party events (T1)', () => {
     const engines = await call(g.url, 'GET', '/open-api/v1/rest/tts/engines', { token });
     assert.deepEqual(engines.json, {
       error: 0,
-      data: { engines: [{ id: r.json.payload.engine_id, name: 'Piper' }] },
+      // The built-in engine is listed after the registered ones.
+      data: {
+        engines: [
+          { id: r.json.payload.engine_id, name: 'Piper' },
+          { id: 'espeak-ng', name: 'eSpeak NG (built-in)' },
+        ],
+      },
       message: 'success',
     });
     const bad = await sendEvent(g, token, 'RegisterTTSEngine', { service_address: '', name: 'x' });

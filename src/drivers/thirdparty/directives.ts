@@ -65,19 +65,21 @@ export class DirectiveClient {
   /**
    * Sends one directive and waits at most the timeout (or `waitMs`, when shorter) for its reply.
    * Never throws. Only a service silent for the whole spec timeout is reported as offline.
+   * `endpoint` is undefined for directives to a service rather than a device (TTS engines).
    */
   async send(
     address: string,
     name: string,
     version: string,
-    endpoint: DirectiveEndpoint,
+    endpoint: DirectiveEndpoint | undefined,
     payload: Record<string, unknown>,
     waitMs = this.timeoutMs,
   ): Promise<DirectiveReply> {
     const wait = Math.min(this.timeoutMs, waitMs);
     if (wait <= 0) return { kind: 'failed', reason: 'no time was left to wait for an answer', offline: false };
+    const header = { name, message_id: randomUUID(), version };
     const body = JSON.stringify({
-      directive: { header: { name, message_id: randomUUID(), version }, endpoint, payload },
+      directive: endpoint === undefined ? { header, payload } : { header, endpoint, payload },
     });
     const signal = AbortSignal.timeout(wait);
     try {
