@@ -48,8 +48,6 @@ describe('the real Zigbee2MQTT with the fake coordinator', () => {
   const received = (d: FakeDeviceSpec, test: (r: any) => boolean) => on(`${HOOKS}/${d.ieee}/received`, test);
   const event = (type: string, test: (data: any) => boolean = () => true) =>
     on(`${B}/bridge/event`, (e) => e.type === type && test(e.data));
-  const lastBefore = (topic: string, seq: number): Recorded | undefined =>
-    rec.messages.filter((m) => m.topic === topic && m.seq < seq).at(-1);
   const devicesList = (m: Recorded | undefined): any[] => (Array.isArray(m?.json) ? (m.json as any[]) : []);
 
   it('lists every paired device as interviewed, with the model its real converter identifies', async () => {
@@ -68,7 +66,9 @@ describe('the real Zigbee2MQTT with the fake coordinator', () => {
       assert.equal(entry.supported, true);
       assert.equal(entry.definition?.model, spec.expectedModel, `${spec.name} is identified as ${spec.expectedModel}`);
     }
-    console.log(JSON.stringify(devices.find((d) => d.type === 'Coordinator')));
+    const coordinator = devices.find((d) => d.type === 'Coordinator');
+    assert.equal(coordinator?.ieee_address, '0x00124b00fa4e0001');
+    assert.equal('definition' in coordinator, false);
   });
 
   it('listens on no socket: the frontend and the onboarding server stay off', () => {
@@ -175,13 +175,18 @@ describe('the real Zigbee2MQTT with the fake coordinator', () => {
       state(COVER, (s) => s.position === 30),
       travelling.seq,
     );
-    const optimistic = await rec.waitFor(state(COVER, (s) => s.position === 30), cmd.seq);
+    const optimistic = await rec.waitFor(
+      state(COVER, (s) => s.position === 30),
+      cmd.seq,
+    );
     const positions = rec
       .since(optimistic.seq, state(COVER))
       .map((m) => (m.json as any).position as number)
       .filter((p, i, all) => i === 0 || p !== all[i - 1]);
     // First the optimistic 30 Zigbee2MQTT publishes itself, then the device's reports as it travels.
-    assert.deepEqual(positions, [30, 90, 80, 70, 60, 50, 40, 30]);
+    // (a read Zigbee2MQTT makes right after the command may show the start position in between).
+    assert.equal(positions[0], 30);
+    assert.deepEqual(positions.slice(positions.indexOf(90)), [90, 80, 70, 60, 50, 40, 30]);
   });
 
   it('turns a report from a device into a state message', async () => {
@@ -222,11 +227,11 @@ describe('the real Zigbee2MQTT with the fake coordinator', () => {
     await rec.publish(`${B}/bridge/request/permit_join`, { time: 60, transaction: 'open-1' });
     const response = await rec.waitFor(on(`${B}/bridge/response/permit_join`), from);
     assert.deepEqual(response.json, { data: { time: 60 }, status: 'ok', transaction: 'open-1' });
-    const info = await rec.waitFor(
-      on(`${B}/bridge/info`, (i) => i.permit_join === true),
-      from,
-    );
-    assert.equal(typeof (info.json as any).permit_join_end, 'number');
+    // bridge/info comes before the response. Checked on the retained copy: the embedded broker
+    // (aedes) can drop a retained message for live subscribers (see OBSERVED.md).
+    const opened = (await retainedOn(broker.url, `${B}/bridge/info`)).json as any;
+    assert.equal(opened.permit_join, true);
+    assert.equal(typeof opened.permit_join_end, 'number');
 
     const join = rec.mark();
     await rec.publish(`${HOOKS}/join`, { ieee: CONTACT_SENSOR.ieee });
@@ -242,30 +247,26 @@ describe('the real Zigbee2MQTT with the fake coordinator', () => {
       event('device_interview', (d) => d.status === 'started'),
       join,
     );
+    // While it is interviewed (the IAS enrolment takes a second), bridge/devices lists it without a definition.
+    const during = devicesList(await retainedOn(broker.url, `${B}/bridge/devices`)).find(
+      (d) => d.ieee_address === CONTACT_SENSOR.ieee,
+    );
+    assert.ok(during, 'bridge/devices lists the device while it is interviewed');
+    assert.equal(during.interview_completed, false);
+    assert.equal(during.interview_state, 'IN_PROGRESS');
+    assert.equal(during.type, 'Unknown');
+    assert.equal(during.supported, false);
+    assert.equal('definition' in during, false);
     const done = await rec.waitFor(
       event('device_interview', (d) => d.status === 'successful'),
       started.seq,
     );
     assert.equal((done.json as any).data.supported, true);
     assert.equal((done.json as any).data.definition.model, CONTACT_SENSOR.expectedModel);
-    // While it is interviewed, bridge/devices lists it without a definition.
-    const during = rec
-      .since(join, on(`${B}/bridge/devices`))
-      .filter((m) => m.seq < done.seq)
-      .flatMap((m) => devicesList(m))
-      .find((d) => d.ieee_address === CONTACT_SENSOR.ieee);
-    assert.ok(during, 'bridge/devices lists the device while it is interviewed');
-    assert.equal(during.interview_completed, false);
-    assert.equal(during.interview_state, 'IN_PROGRESS');
-    assert.equal(during.definition, null);
-    assert.equal(during.supported, false);
-    const listed = await rec.waitFor(
-      on(`${B}/bridge/devices`, (list) =>
-        list.some((d: any) => d.ieee_address === CONTACT_SENSOR.ieee && d.interview_completed),
-      ),
-      started.seq,
+    const entry = devicesList(await retainedOn(broker.url, `${B}/bridge/devices`)).find(
+      (d) => d.ieee_address === CONTACT_SENSOR.ieee,
     );
-    const entry = devicesList(listed).find((d) => d.ieee_address === CONTACT_SENSOR.ieee);
+    assert.equal(entry.interview_state, 'SUCCESSFUL');
     assert.equal(entry.definition.model, 'SNZB-04');
     assert.equal(entry.type, 'EndDevice');
 
@@ -302,10 +303,9 @@ describe('the real Zigbee2MQTT with the fake coordinator', () => {
     await rec.publish(`${B}/bridge/request/permit_join`, { time: 0, transaction: 'close-2' });
     const closed = await rec.waitFor(on(`${B}/bridge/response/permit_join`), close);
     assert.deepEqual(closed.json, { data: { time: 0 }, status: 'ok', transaction: 'close-2' });
-    await rec.waitFor(
-      on(`${B}/bridge/info`, (i) => i.permit_join === false),
-      close,
-    );
+    const info = (await retainedOn(broker.url, `${B}/bridge/info`)).json as any;
+    assert.equal(info.permit_join, false);
+    assert.equal('permit_join_end' in info, false);
   });
 
   it('logs a /set the device does not answer as an error naming the base key, and publishes no state', async () => {
@@ -358,7 +358,7 @@ describe('the real Zigbee2MQTT with the fake coordinator', () => {
     );
   });
 
-  it('publishes bridge/devices without a device that left by itself before the device_leave event', async () => {
+  it('has dropped a device that left by itself from the retained bridge/devices by its device_leave event', async () => {
     const from = rec.mark();
     await rec.publish(`${HOOKS}/${THERMOSTAT.ieee}/leave`, {});
     const left = await rec.waitFor(
@@ -366,15 +366,16 @@ describe('the real Zigbee2MQTT with the fake coordinator', () => {
       from,
     );
     assert.deepEqual((left.json as any).data, { friendly_name: THERMOSTAT.name, ieee_address: THERMOSTAT.ieee });
-    const list = lastBefore(`${B}/bridge/devices`, left.seq);
-    assert.ok(list && list.seq > from, 'a new bridge/devices came before the event');
+    // Zigbee2MQTT publishes bridge/devices (then bridge/definitions) before the event: by the
+    // time the event arrives, the retained list no longer has the device.
+    const list = devicesList(await retainedOn(broker.url, `${B}/bridge/devices`));
     assert.equal(
-      devicesList(list).some((d) => d.ieee_address === THERMOSTAT.ieee),
+      list.some((d) => d.ieee_address === THERMOSTAT.ieee),
       false,
     );
   });
 
-  it('removes a device with a leave request, answers after the new bridge/devices, and keeps its availability retained', async () => {
+  it('removes a device with a leave request, drops it from bridge/devices by its answer, and keeps its availability retained', async () => {
     const from = rec.mark();
     await rec.publish(`${B}/bridge/request/device/remove`, { id: 'no_such_device', transaction: 'rm-0' });
     const missing = await rec.waitFor(on(`${B}/bridge/response/device/remove`), from);
@@ -396,10 +397,9 @@ describe('the real Zigbee2MQTT with the fake coordinator', () => {
       status: 'ok',
       transaction: 'rm-1',
     });
-    const list = lastBefore(`${B}/bridge/devices`, done.seq);
-    assert.ok(list && list.seq > remove);
+    const list = devicesList(await retainedOn(broker.url, `${B}/bridge/devices`));
     assert.equal(
-      devicesList(list).some((d) => d.ieee_address === METERING_PLUG.ieee),
+      list.some((d) => d.ieee_address === METERING_PLUG.ieee),
       false,
     );
     const availability = await retainedOn(broker.url, `${B}/${METERING_PLUG.ieee}/availability`);

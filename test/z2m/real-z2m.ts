@@ -4,7 +4,8 @@
  * (herdsman's interview and database, the converters, Zigbee2MQTT's extensions and MQTT API).
  */
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mqtt from 'mqtt';
@@ -66,6 +67,20 @@ function merge(base: Record<string, unknown>, over: Record<string, unknown>): Re
   return out;
 }
 
+/** IEEE addresses of the devices in a herdsman database file. */
+function ieeesIn(db: string): Set<string> {
+  const out = new Set<string>();
+  for (const line of db.split('\n')) {
+    try {
+      const entry = JSON.parse(line) as { ieeeAddr?: unknown; type?: unknown };
+      if (typeof entry.ieeeAddr === 'string' && entry.type !== 'Coordinator') out.add(entry.ieeeAddr);
+    } catch {
+      // an empty or damaged line: herdsman skips it too
+    }
+  }
+  return out;
+}
+
 function tail(path: string, lines = 30): string {
   try {
     return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
@@ -80,10 +95,19 @@ function tail(path: string, lines = 30): string {
  */
 export async function startRealZigbee2mqtt(opts: RealZigbee2mqttOptions): Promise<RealZigbee2mqtt> {
   const install = await ensureZigbee2mqtt();
-  const devices = opts.devices ?? FAKE_DEVICES;
   const hookPrefix = opts.hookPrefix ?? DEFAULT_HOOK_PREFIX;
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'opencube-z2m-'));
   mkdirSync(dataDir, { recursive: true });
+  // A data folder used before (a restart) keeps herdsman's database: the devices in it are the
+  // ones in the network, whatever the descriptions say about being paired at start.
+  const dbPath = join(dataDir, 'database.db');
+  const inNetwork = existsSync(dbPath) ? ieeesIn(readFileSync(dbPath, 'utf8')) : undefined;
+  const devices = (opts.devices ?? FAKE_DEVICES).map((d) => (inNetwork ? { ...d, paired: inNetwork.has(d.ieee) } : d));
+  const confPath = join(dataDir, 'configuration.yaml');
+  // Zigbee2MQTT rewrites its configuration as YAML (e.g. when a device joins): read it with its own parser.
+  const yaml = createRequire(install.entry)('js-yaml') as { load(text: string): unknown };
+  const previous = existsSync(confPath) ? yaml.load(readFileSync(confPath, 'utf8')) : undefined;
+  const knownDevices = isObj(previous) && isObj(previous.devices) ? previous.devices : {};
   const availability = opts.availabilityTimeoutSeconds ?? 5;
 
   const settings = merge(
@@ -100,13 +124,18 @@ export async function startRealZigbee2mqtt(opts: RealZigbee2mqttOptions): Promis
       device_options: { availability: { timeout: availability / 60, max_jitter: 1000, backoff: false } },
       ota: { disable_automatic_update_check: true },
       onboarding: false,
-      devices: Object.fromEntries(devices.filter((d) => d.paired).map((d) => [d.ieee, { friendly_name: d.name }])),
+      devices: {
+        ...knownDevices,
+        ...Object.fromEntries(
+          devices.filter((d) => d.paired && !knownDevices[d.ieee]).map((d) => [d.ieee, { friendly_name: d.name }]),
+        ),
+      },
     },
     opts.settings ?? {},
   );
   // YAML is a superset of JSON: Zigbee2MQTT reads this as its configuration.yaml.
-  writeFileSync(join(dataDir, 'configuration.yaml'), `${JSON.stringify(settings, null, 2)}\n`);
-  writeFileSync(join(dataDir, 'database.db'), herdsmanDatabase(devices, loadHerdsman(install.herdsmanDir)));
+  writeFileSync(confPath, `${JSON.stringify(settings, null, 2)}\n`);
+  if (!inNetwork) writeFileSync(dbPath, herdsmanDatabase(devices, loadHerdsman(install.herdsmanDir)));
   const config: FakePreloadConfig = {
     herdsmanDir: install.herdsmanDir,
     mqttUrl: opts.mqttUrl,
