@@ -171,22 +171,22 @@ describe('the real Zigbee2MQTT with the fake coordinator', () => {
       state(COVER, (s) => s.position === 40),
       cmd.seq,
     );
-    await rec.waitFor(
+    const stopped = await rec.waitFor(
       state(COVER, (s) => s.position === 30),
       travelling.seq,
     );
-    const optimistic = await rec.waitFor(
-      state(COVER, (s) => s.position === 30),
-      cmd.seq,
-    );
     const positions = rec
-      .since(optimistic.seq, state(COVER))
-      .map((m) => (m.json as any).position as number)
-      .filter((p, i, all) => i === 0 || p !== all[i - 1]);
-    // First the optimistic 30 Zigbee2MQTT publishes itself, then the device's reports as it travels.
-    // (a read Zigbee2MQTT makes right after the command may show the start position in between).
-    assert.equal(positions[0], 30);
-    assert.deepEqual(positions.slice(positions.indexOf(90)), [90, 80, 70, 60, 50, 40, 30]);
+      .since(cmd.seq, state(COVER))
+      .filter((m) => m.seq <= stopped.seq)
+      .map((m) => (m.json as any).position as number);
+    // Zigbee2MQTT also publishes 30 itself once the blind acknowledges the command (before, amid or
+    // after the reports, depending on its queue), and a read may repeat the start position: the
+    // blind's own reports are the steps in between, in order.
+    const steps = positions.filter((p) => p < 100 && p > 30);
+    assert.deepEqual(
+      steps.filter((p, i) => i === 0 || p !== steps[i - 1]),
+      [90, 80, 70, 60, 50, 40],
+    );
   });
 
   it('turns a report from a device into a state message', async () => {
@@ -310,7 +310,8 @@ describe('the real Zigbee2MQTT with the fake coordinator', () => {
 
   it('logs a /set the device does not answer as an error naming the base key, and publishes no state', async () => {
     const from = rec.mark();
-    await rec.publish(`${HOOKS}/${TWO_GANG_SWITCH.ieee}/fail-next`, {});
+    // Only genOnOff fails: an availability ping (a genBasic read) in between must not use it up.
+    await rec.publish(`${HOOKS}/${TWO_GANG_SWITCH.ieee}/fail-next`, { cluster: 'genOnOff' });
     await rec.publish(`${B}/${TWO_GANG_SWITCH.name}/set`, { state_l2: 'OFF' });
     const unanswered = await rec.waitFor(
       received(TWO_GANG_SWITCH, (r) => r.answered === false),

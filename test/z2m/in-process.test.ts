@@ -83,6 +83,15 @@ describe("the fake coordinator under the project's zigbee-herdsman", () => {
     assert.equal(net.must(TWO_GANG_SWITCH.ieee).attributes(1, 'genOnOff').onOff, 1);
   });
 
+  it('keeps a failure asked for on one cluster for a request on that cluster', async () => {
+    const ep = controller.getDeviceByIeeeAddr(TWO_GANG_SWITCH.ieee)?.getEndpoint(1);
+    assert.ok(ep);
+    net.failNext(TWO_GANG_SWITCH.ieee, 1, 'genOnOff');
+    assert.deepEqual(await ep.read('genBasic', ['modelId']), { modelId: '2CH-ZG-BOX-RELAY' });
+    await assert.rejects(ep.command('genOnOff', 'off', {}), /Timeout/);
+    await ep.command('genOnOff', 'off', {});
+  });
+
   it('lets a device join only while joining is open, and herdsman interviews it', async () => {
     assert.deepEqual(net.join(CONTACT_SENSOR.ieee), { ok: false, reason: 'joining is not open' });
     await controller.permitJoin(30);

@@ -141,7 +141,7 @@ export class FakeAdapter extends EventEmitter {
     const isCoordinator = networkAddress === 0 || ieeeAddress === this.net.coordinatorIeee;
     const device = isCoordinator ? undefined : (this.net.device(ieeeAddress) ?? this.net.byNwk(networkAddress));
     if (!isCoordinator) {
-      const answered = !!device && device.joined && device.online && device.failNext === 0;
+      const answered = !!device && device.answers('ZDO');
       this.net.events.emit('received', {
         ieee: device?.spec.ieee ?? ieeeAddress,
         kind: 'zdo',
@@ -151,7 +151,6 @@ export class FakeAdapter extends EventEmitter {
         answered,
       });
       if (!device || !answered) {
-        if (device && device.failNext > 0) device.failNext--;
         await sleep(this.net.noAnswerMs);
         throw new Error(`ZDO ${name} to ${ieeeAddress}/${networkAddress} got no answer (${this.net.noAnswerMs} ms)`);
       }
@@ -178,7 +177,7 @@ export class FakeAdapter extends EventEmitter {
   ): Promise<ZclPayload | undefined> {
     await tick();
     const device = this.net.device(ieeeAddr) ?? this.net.byNwk(networkAddress);
-    const answered = !!device && device.joined && device.online && device.failNext === 0;
+    const answered = !!device && device.answers(zclFrame.cluster.name);
     this.net.events.emit('received', {
       ieee: device?.spec.ieee ?? ieeeAddr,
       kind: 'zcl',
@@ -189,7 +188,6 @@ export class FakeAdapter extends EventEmitter {
       answered,
     });
     if (!device || !answered) {
-      if (device && device.failNext > 0) device.failNext--;
       const wait = Math.min(timeout, this.net.noAnswerMs);
       await sleep(wait);
       // The wording of Z-Stack's waitress, which herdsman reports upwards.

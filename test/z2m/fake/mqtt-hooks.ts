@@ -8,7 +8,7 @@
  *   in   <prefix>/<ieee>/offline       the device stops answering and reporting
  *   in   <prefix>/<ieee>/online        it answers again (and announces itself)
  *   in   <prefix>/<ieee>/leave         it leaves the network by itself
- *   in   <prefix>/<ieee>/fail-next     {"count"?}  its next request(s) get no answer
+ *   in   <prefix>/<ieee>/fail-next     {"count"?, "cluster"?}  its next request(s) (on that cluster) get no answer
  *   out  <prefix>/status               retained "online"; "offline" when the process is gone (will)
  *   out  <prefix>/<ieee>/received      {"kind", "endpoint", "cluster", "command", "payload", "answered"}
  *   out  <prefix>/events               {"type": "permit_join" | "joined" | "left" | "refused" | "hook_error", ...}
@@ -111,7 +111,11 @@ function handle(net: FakeZigbeeNetwork, rest: string, msg: unknown): void {
       net.leave(ieee);
       return;
     case 'fail-next':
-      net.failNext(ieee, typeof body.count === 'number' && body.count > 0 ? Math.floor(body.count) : 1);
+      net.failNext(
+        ieee,
+        typeof body.count === 'number' && body.count > 0 ? Math.floor(body.count) : 1,
+        typeof body.cluster === 'string' ? body.cluster : undefined,
+      );
       return;
     default:
       throw new Error(`unknown hook '${verb}'`);

@@ -178,9 +178,11 @@ export class FakeZigbeeNetwork {
     if (online && device.joined) this.adapter?.announce(device.spec);
   }
 
-  /** The device's next `count` requests fail (no answer). */
-  failNext(ieee: string, count = 1): void {
-    this.must(ieee).failNext += count;
+  /** The device's next `count` requests (on `cluster` only, when given; `ZDO` for ZDO requests) fail: no answer. */
+  failNext(ieee: string, count = 1, cluster?: string): void {
+    const device = this.must(ieee);
+    device.failNext += count;
+    device.failCluster = cluster;
   }
 
   /** The device reports attribute values (setting them first). */

@@ -27,6 +27,8 @@ export class FakeZclDevice {
   online = true;
   /** The next this-many requests fail (no answer), as from a device out of range. */
   failNext = 0;
+  /** Only requests on this cluster (ZDO for ZDO requests) count against failNext; any when unset. */
+  failCluster?: string;
   private readonly values = new Map<string, AttributeValues>();
   private readonly reporting = new Set<string>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -44,6 +46,14 @@ export class FakeZclDevice {
     for (const ep of spec.endpoints)
       for (const [cluster, attrs] of Object.entries(ep.attributes ?? {}))
         this.values.set(`${ep.id}/${cluster}`, { ...attrs });
+  }
+
+  /** Whether the device answers a request on `cluster` now; counts a failure asked for with failNext. */
+  answers(cluster: string): boolean {
+    if (!this.joined || !this.online) return false;
+    if (this.failNext === 0 || (this.failCluster !== undefined && this.failCluster !== cluster)) return true;
+    this.failNext--;
+    return false;
   }
 
   endpoint(id: number): FakeEndpointSpec | undefined {
