@@ -47,6 +47,10 @@ const MODELS: [family: string, model: string][] = [
   ['colour light', '9290022166'],
   ['motion', 'ZG-204ZL'],
   ['plug', '4257050-RZHAC'],
+  // The models of the fake coordinator (test/z2m/fake/devices.ts), so the contract test runs the same devices on both backends.
+  ['multi-gang switch', '2CH-ZG-BOX-RELAY'],
+  ['remote', 'E1524/E1810'],
+  ['thermostat', 'Zen-01-W'],
 ];
 
 const require = createRequire(import.meta.url);

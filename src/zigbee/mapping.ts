@@ -189,9 +189,19 @@ export function parseAction(value: string): { name?: string; press: string } | u
 function actionBindings(leaf: Leaf, channels: ReadonlyMap<string, string>): Binding | undefined {
   const e = leaf.expose;
   const presses = new Map<string, { name?: string; press: string }>();
+  const parsed = new Map<string, { name?: string; press: string }>();
   for (const v of e.values ?? []) {
     const p = parseAction(v);
-    if (!p) continue;
+    if (p) parsed.set(v, p);
+  }
+  // A bare button name among its own presses is its single press: the IKEA remote sends `toggle`
+  // for a click of the button whose hold is `toggle_hold`.
+  const buttons = new Set([...parsed.values()].map((p) => p.name));
+  for (const v of e.values ?? []) {
+    const bare = v.replace(/[^A-Za-z0-9]/g, '');
+    if (!parsed.has(v) && buttons.has(bare)) parsed.set(v, { name: bare, press: 'singlePress' });
+  }
+  for (const [v, p] of parsed) {
     const channel = p.name === undefined ? undefined : channels.get(p.name);
     presses.set(v, channel === undefined ? p : { ...p, name: channel });
   }

@@ -132,6 +132,10 @@ describe('Zigbee2MQTT values become API values', () => {
     ['WXKG01LM', { action: 'hold' }, { press: { press: 'longPress' } }],
     ['WXKG01LM', { action: 'release' }, {}],
     ['WXKG02LM_rev1', { action: 'single_left' }, { 'multi-press': { left: { press: 'singlePress' } } }],
+    // A bare button name is a click of that button (its hold is `toggle_hold`).
+    ['E1524/E1810', { action: 'toggle' }, { 'multi-press': { toggle: { press: 'singlePress' } } }],
+    ['E1524/E1810', { action: 'toggle_hold' }, { 'multi-press': { toggle: { press: 'longPress' } } }],
+    ['E1524/E1810', { action: 'arrow_left_click' }, { 'multi-press': { arrowleft: { press: 'singlePress' } } }],
     ['ZNCZ02LM', { linkquality: 87 }, { lqi: { lqi: 87 } }],
   ];
   for (const [model, z, api] of table)

@@ -117,7 +117,9 @@ describe('the simulated Zigbee2MQTT', () => {
     await w.next((m) => m.topic === `zigbee2mqtt/${plug.friendly}` && m.json?.state === 'ON');
     w.client.publish(`zigbee2mqtt/${plug.friendly}/set`, JSON.stringify({ colour: 'blue' }));
     const log = await w.next(
-      (m) => m.topic === 'zigbee2mqtt/bridge/logging' && /No converter available for 'colour'/.test(m.json?.message),
+      (m) =>
+        m.topic === 'zigbee2mqtt/bridge/logging' &&
+        /^z2m: No converter available for 'set' 'colour'/.test(m.json?.message),
     );
     assert.equal(log.json.level, 'error');
   });

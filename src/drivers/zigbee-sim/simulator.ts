@@ -201,9 +201,12 @@ export class Z2mSimulator {
     const pool = this.opts.joinCandidates?.length ? this.opts.joinCandidates : this.opts.devices;
     const fx = fixture ?? (pool[this.nextJoin++ % pool.length] as ModelFixture);
     const d = this.add(fx, undefined, true);
+    // As Zigbee2MQTT 2.x: the list (with the entry being interviewed) and its availability come
+    // before the events.
+    this.publishDevices();
+    this.publishAvailability(d);
     this.event('device_joined', { friendly_name: d.friendly, ieee_address: d.ieee });
     this.event('device_interview', { friendly_name: d.friendly, ieee_address: d.ieee, status: 'started' });
-    this.publishDevices();
     this.later(this.opts.interviewMs ?? 1500, () => {
       if (!this.devices.has(d.ieee)) return;
       d.interviewing = false;
@@ -284,7 +287,6 @@ export class Z2mSimulator {
         interviewing: false,
         interview_completed: true,
         interview_state: 'SUCCESSFUL',
-        definition: null,
       },
     ];
     let nwk = 1;
@@ -420,8 +422,9 @@ export class Z2mSimulator {
       }
       if (this.permitTimer) clearTimeout(this.permitTimer);
       this.permitJoinEnd = time > 0 ? Date.now() + Math.min(time, 254) * 1000 : 0;
-      this.respond(what, { data: { time }, status: 'ok' }, transaction);
+      // bridge/info comes before the response, as Zigbee2MQTT 2.x publishes them.
       this.publishInfo();
+      this.respond(what, { data: { time }, status: 'ok' }, transaction);
       if (time > 0) {
         this.permitTimer = setTimeout(() => {
           this.permitJoinEnd = 0;
@@ -513,7 +516,8 @@ export class Z2mSimulator {
       const level = /^brightness(?:_step)?(?:_(.+))?$/.exec(k);
       const sameState = level ? (level[1] ? `state_${level[1]}` : 'state') : undefined;
       if (sameState && String(msg[sameState]).toUpperCase() === 'OFF') continue;
-      if (!this.apply(d, k, v)) this.log('error', `No converter available for '${k}' (${JSON.stringify(v)})`);
+      if (!this.apply(d, k, v))
+        this.log('error', `No converter available for 'set' '${k}' (${typeof v === 'string' ? v : JSON.stringify(v)})`);
     }
     this.later(this.opts.responseDelayMs ?? 0, () => this.publishState(d));
   }

@@ -1,0 +1,420 @@
+/**
+ * The contract test: one scenario, the same assertions, against the built-in simulated network
+ * and against the real Zigbee2MQTT 2.14.1 (with the fake coordinator), so that the simulator can
+ * never drift from Zigbee2MQTT again. Both run the same seven device models (the fake's, captured
+ * into the simulator's fixtures); a Backend turns each physical event (a door opens, a remote is
+ * pressed, a device leaves, Zigbee2MQTT crashes) into what that backend does. The gateway is the
+ * real one in `z2m` mode, over a real MQTT broker on 127.0.0.1.
+ */
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import mqtt, { type MqttClient } from 'mqtt';
+import { type Broker, loadFixtures, startBroker, Z2mSimulator } from '../../src/drivers/zigbee-sim/index.ts';
+import type { ModelFixture } from '../../src/zigbee/index.ts';
+import { call, listDevices, rest, startGateway, type TestGateway, waitForValue } from '../helpers/foundation.ts';
+import { type EventStream, openEvents } from '../helpers/sse.ts';
+import {
+  COLOUR_LIGHT,
+  CONTACT_SENSOR,
+  COVER,
+  METERING_PLUG,
+  REMOTE,
+  THERMOSTAT,
+  TWO_GANG_SWITCH,
+} from './fake/devices.ts';
+import type { FakeDeviceSpec } from './fake/spec.ts';
+import { type RealZigbee2mqtt, startRealZigbee2mqtt } from './real-z2m.ts';
+
+type Role = 'light' | 'twoGang' | 'remote' | 'thermostat' | 'cover' | 'contact' | 'plug';
+
+const SPECS: Record<Role, FakeDeviceSpec> = {
+  light: COLOUR_LIGHT,
+  twoGang: TWO_GANG_SWITCH,
+  remote: REMOTE,
+  thermostat: THERMOSTAT,
+  cover: COVER,
+  contact: CONTACT_SENSOR,
+  plug: METERING_PLUG,
+};
+const PAIRED: Role[] = ['light', 'twoGang', 'remote', 'thermostat', 'cover'];
+const JOINING: Role[] = ['contact', 'plug'];
+
+/** What the scenario needs of a Zigbee backend: Zigbee2MQTT's MQTT API, and the physical world behind it. */
+interface Backend {
+  readonly name: string;
+  readonly url: string;
+  readonly base: string;
+  /** The door of the contact sensor opens. */
+  doorOpens(): Promise<void>;
+  /** The remote's middle button is pressed. */
+  remotePressed(): Promise<void>;
+  /** The next request to a device gets no answer. */
+  failNext(role: Role): Promise<void>;
+  /** The device leaves the network by itself (reset). */
+  leave(role: Role): Promise<void>;
+  /** Zigbee2MQTT stops without a goodbye (the broker publishes its will), and comes back. */
+  crash(): Promise<void>;
+  restart(): Promise<void>;
+  /** The model expected for each role. */
+  model(role: Role): string;
+  stop(): Promise<void>;
+}
+
+const fixtures = loadFixtures();
+const fixture = (model: string): ModelFixture => {
+  const f = fixtures.find((x) => x.model === model);
+  assert.ok(f, `a simulator fixture of ${model}`);
+  return f;
+};
+
+async function simulatorBackend(): Promise<Backend> {
+  const broker = await startBroker();
+  const base = 'contract_sim';
+  const sim = new Z2mSimulator({
+    url: broker.url,
+    baseTopic: base,
+    devices: PAIRED.map((r) => fixture(SPECS[r].expectedModel)),
+    joinCandidates: JOINING.map((r) => fixture(SPECS[r].expectedModel)),
+    joinsPerWindow: JOINING.length,
+    joinDelayMs: 50,
+    interviewMs: 50,
+    reportIntervalMs: 0,
+  });
+  await sim.start();
+  const dev = (role: Role) => {
+    const d = sim.list().find((x) => x.fixture.model === SPECS[role].expectedModel);
+    assert.ok(d, `simulated ${role}`);
+    return d;
+  };
+  return {
+    name: 'the simulated network',
+    url: broker.url,
+    base,
+    async doorOpens() {
+      sim.report(dev('contact').ieee, { contact: false }); // Zigbee2MQTT: false = open
+    },
+    async remotePressed() {
+      sim.report(dev('remote').ieee, { action: 'toggle' });
+    },
+    async failNext(role) {
+      const d = dev(role);
+      d.failSet = true;
+      // The fake coordinator fails one request; the simulator fails until told otherwise.
+      setTimeout(() => {
+        d.failSet = false;
+      }, 1500).unref();
+    },
+    async leave(role) {
+      sim.leave(dev(role).ieee);
+    },
+    async crash() {
+      sim.setInstanceOnline(false);
+    },
+    async restart() {
+      sim.setInstanceOnline(true);
+    },
+    model: (role) => SPECS[role].expectedModel,
+    async stop() {
+      await sim.stop();
+      await broker.close();
+    },
+  };
+}
+
+async function realBackend(): Promise<Backend> {
+  const broker: Broker = await startBroker();
+  const base = 'contract_z2m';
+  let z2m: RealZigbee2mqtt = await startRealZigbee2mqtt({ mqttUrl: broker.url, baseTopic: base });
+  const hooks: MqttClient = await mqtt.connectAsync(broker.url, { reconnectPeriod: 0 });
+  const hook = (path: string, body: unknown = {}) =>
+    hooks.publishAsync(`${z2m.hookPrefix}/${path}`, JSON.stringify(body), { qos: 1 }).then(() => {});
+  // A device that joined is announced to the fake network only when joining is open: joins are
+  // asked for by the scenario through D1, and the fake lets them in on its `join` hook.
+  const dataDir = z2m.dataDir;
+  return {
+    name: 'real Zigbee2MQTT 2.14.1',
+    url: broker.url,
+    base,
+    async doorOpens() {
+      await hook(`${CONTACT_SENSOR.ieee}/command`, {
+        cluster: 'ssIasZone',
+        command: 'statusChangeNotification',
+        payload: { zonestatus: 1, extendedstatus: 0, zoneID: 23, delay: 0 },
+      });
+    },
+    async remotePressed() {
+      await hook(`${REMOTE.ieee}/command`, { cluster: 'genOnOff', command: 'toggle' });
+    },
+    async failNext(role) {
+      await hook(`${SPECS[role].ieee}/fail-next`, { count: 1 });
+    },
+    async leave(role) {
+      await hook(`${SPECS[role].ieee}/leave`);
+    },
+    async crash() {
+      await z2m.kill();
+    },
+    async restart() {
+      z2m = await startRealZigbee2mqtt({ mqttUrl: broker.url, baseTopic: base, dataDir });
+    },
+    model: (role) => SPECS[role].expectedModel,
+    async stop() {
+      await z2m.stop();
+      await hooks.endAsync(true);
+      await broker.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+    // Joining devices: the fake needs its join hook once joining is open.
+    ...({ joinHook: (role: Role) => hook('join', { ieee: SPECS[role].ieee }) } as object),
+  };
+}
+
+/** Opens joining through D1 and lets the joining devices in (the real network needs them to try). */
+async function joinAll(b: Backend): Promise<void> {
+  const joinHook = (b as unknown as { joinHook?: (r: Role) => Promise<void> }).joinHook;
+  if (joinHook) for (const r of JOINING) await joinHook(r);
+}
+
+for (const make of [simulatorBackend, realBackend]) {
+  describe(`the Zigbee contract, on ${make === simulatorBackend ? 'the simulated network' : 'real Zigbee2MQTT 2.14.1'}`, () => {
+    let b: Backend;
+    let g: TestGateway;
+    let token: string;
+    let events: EventStream;
+
+    const all = () => listDevices(g.url, token);
+    const find = async (role: Role) => {
+      const d = (await all()).find((x) => x.model === b.model(role));
+      assert.ok(d, `the ${role} (${b.model(role)}) is listed`);
+      return d;
+    };
+    const put = (serial: string, body: unknown) => call(g.url, 'PUT', rest('v2', `devices/${serial}`), { token, body });
+    const stateOf = async (role: Role, test: (state: any, d: any) => boolean, what: string) =>
+      waitForValue(
+        async () => {
+          const d = (await all()).find((x) => x.model === b.model(role));
+          return d && test(d.state, d) ? d : undefined;
+        },
+        15_000,
+        what,
+      );
+
+    before(async () => {
+      b = await make();
+      g = await startGateway({
+        overrides: { zigbee: { mode: 'z2m', mqtt_url: b.url, base_topics: b.base, permit_join_seconds: 60 } },
+      });
+      token = await g.linkToken();
+      events = await openEvents(g.url, token);
+    });
+
+    after(async () => {
+      events?.close();
+      await g?.stop();
+      await b?.stop();
+    });
+
+    it('lists every paired device with its real model, protocol zigbee and its category', async () => {
+      const listed = await waitForValue(
+        async () => {
+          const l = await all();
+          return PAIRED.every((r) => l.some((d) => d.model === b.model(r))) ? l : undefined;
+        },
+        30_000,
+        'the paired devices',
+      );
+      const category = (r: Role) => listed.find((d) => d.model === b.model(r))?.display_category;
+      assert.deepEqual(
+        PAIRED.map((r) => [r, category(r)]),
+        [
+          ['light', 'light'],
+          ['twoGang', 'switch'],
+          ['remote', 'button'],
+          ['thermostat', 'airConditioner'],
+          ['cover', 'curtain'],
+        ],
+      );
+      for (const d of listed) assert.equal(d.protocol, 'zigbee');
+      const sw = listed.find((d) => d.model === b.model('twoGang'));
+      assert.deepEqual(
+        sw.capabilities.filter((c: any) => c.capability === 'toggle').map((c: any) => c.name),
+        ['1', '2'],
+      );
+      assert.deepEqual(Object.keys(sw.tags?.toggle ?? {}), ['1', '2']);
+    });
+
+    it('reads the state of mains-powered devices back without waiting for a report', async () => {
+      await stateOf('light', (s) => s.power?.powerState !== undefined && s.brightness !== undefined, 'light state');
+      await stateOf('twoGang', (s) => Object.keys(s.toggle ?? {}).length === 2, 'switch state');
+    });
+
+    const controls: [Role, Record<string, unknown>, (s: any) => boolean][] = [
+      ['light', { power: { powerState: 'on' } }, (s) => s.power?.powerState === 'on'],
+      ['light', { brightness: { brightness: 40 } }, (s) => s.brightness?.brightness === 40],
+      ['light', { 'color-temperature': { colorTemperature: 20 } }, (s) => s['color-temperature'] !== undefined],
+      ['light', { 'color-rgb': { red: 0, green: 0, blue: 255 } }, (s) => s['color-rgb']?.blue > s['color-rgb']?.red],
+      ['light', { power: { powerState: 'off' } }, (s) => s.power?.powerState === 'off'],
+      ['twoGang', { toggle: { '1': { toggleState: 'on' } } }, (s) => s.toggle?.['1']?.toggleState === 'on'],
+      ['twoGang', { toggle: { '2': { toggleState: 'on' } } }, (s) => s.toggle?.['2']?.toggleState === 'on'],
+      ['twoGang', { toggle: { '1': { toggleState: 'off' } } }, (s) => s.toggle?.['1']?.toggleState === 'off'],
+      [
+        'thermostat',
+        { 'thermostat-target-setpoint': { 'manual-mode': { targetSetpoint: 22.5 } } },
+        (s) => s['thermostat-target-setpoint']?.['manual-mode']?.targetSetpoint === 22.5,
+      ],
+      ['cover', { percentage: { percentage: 30 } }, (s) => s.percentage?.percentage === 30],
+    ];
+    for (const [role, command, shows] of controls)
+      it(`confirms ${JSON.stringify(command)} on the ${role}, and shows it in the device list`, async () => {
+        const d = await find(role);
+        const r = await put(d.serial_number, { state: command });
+        assert.equal(r.json.error, 0, r.text);
+        await stateOf(role, shows, `${role} after ${JSON.stringify(command)}`);
+      });
+
+    it('answers a query (D6) with the state as an updateDeviceState event', async () => {
+      const d = await find('light');
+      const mark = events.events.length;
+      const r = await call(g.url, 'POST', rest('v2', `devices/${d.serial_number}/query-state/brightness`), {
+        token,
+        body: { query_state: { brightness: {} } },
+      });
+      assert.equal(r.json.error, 0, r.text);
+      await events.waitFor(
+        (e) =>
+          events.events.indexOf(e) >= mark &&
+          e.type === 'updateDeviceState' &&
+          e.data.endpoint.serial_number === d.serial_number &&
+          e.data.payload.brightness !== undefined,
+      );
+    });
+
+    it('turns a button press into a multi-press event', async () => {
+      const d = await find('remote');
+      const mark = events.events.length;
+      await b.remotePressed();
+      const ev = await events.waitFor(
+        (e) =>
+          events.events.indexOf(e) >= mark &&
+          e.type === 'updateDeviceState' &&
+          e.data.endpoint.serial_number === d.serial_number &&
+          e.data.payload['multi-press'] !== undefined,
+        15_000,
+      );
+      assert.ok(Object.values(ev.data.payload['multi-press']).some((p: any) => p.press === 'singlePress'));
+    });
+
+    it('pairs through D1: the joining devices are added with addDevice, and joining closes again', async () => {
+      const mark = events.events.length;
+      const on = await call(g.url, 'PUT', rest('v2', 'devices/discovery'), {
+        token,
+        body: { enable: true, type: 'Zigbee' },
+      });
+      assert.equal(on.json.error, 0, on.text);
+      await joinAll(b);
+      for (const role of JOINING)
+        await events.waitFor(
+          (e) => events.events.indexOf(e) >= mark && e.type === 'addDevice' && e.data.payload.model === b.model(role),
+          30_000,
+        );
+      const off = await call(g.url, 'PUT', rest('v2', 'devices/discovery'), {
+        token,
+        body: { enable: false, type: 'Zigbee' },
+      });
+      assert.equal(off.json.error, 0, off.text);
+    });
+
+    it('reports a door opening as contact true, on the stream and in the list', async () => {
+      const d = await find('contact');
+      const mark = events.events.length;
+      await b.doorOpens();
+      await events.waitFor(
+        (e) =>
+          events.events.indexOf(e) >= mark &&
+          e.type === 'updateDeviceState' &&
+          e.data.endpoint.serial_number === d.serial_number &&
+          e.data.payload.contact?.contact === true,
+        15_000,
+      );
+      await stateOf('contact', (s) => s.contact?.contact === true, 'contact open');
+    });
+
+    it('renames a device in the gateway, and keeps the name', async () => {
+      const d = await find('cover');
+      const r = await put(d.serial_number, { name: 'Bedroom blind' });
+      assert.equal(r.json.error, 0, r.text);
+      assert.equal((await find('cover')).name, 'Bedroom blind');
+    });
+
+    it('answers a failed command at once with the reason Zigbee2MQTT gives', async () => {
+      const d = await find('twoGang');
+      await b.failNext('twoGang');
+      const r = await put(d.serial_number, { state: { toggle: { '2': { toggleState: 'off' } } } });
+      assert.equal(r.json.error, 110006, r.text);
+      assert.match(r.json.message, /^Zigbee2MQTT: /);
+    });
+
+    it('removes a device through D5', async () => {
+      const d = await find('plug');
+      const r = await call(g.url, 'DELETE', rest('v2', `devices/${d.serial_number}`), { token });
+      assert.equal(r.json.error, 0, r.text);
+      await events.waitFor((e) => e.type === 'deleteDevice' && e.data.endpoint.serial_number === d.serial_number);
+      assert.equal(
+        (await all()).some((x) => x.serial_number === d.serial_number),
+        false,
+      );
+    });
+
+    it('keeps a device that leaves the network by itself, offline', async () => {
+      const d = await find('contact');
+      await b.leave('contact');
+      await stateOf('contact', (_s, dev) => dev.online === false, 'the contact sensor offline');
+      const mark = events.events.length;
+      await new Promise((r) => setTimeout(r, 300));
+      assert.ok(
+        (await all()).some((x) => x.serial_number === d.serial_number),
+        'still listed',
+      );
+      assert.equal(events.events.slice(mark).filter((e) => e.type === 'deleteDevice').length, 0);
+    });
+
+    it('takes every device offline when Zigbee2MQTT goes away, answers 110005 at once, and brings them back', async () => {
+      const light = await find('light');
+      await b.crash();
+      await waitForValue(
+        async () => ((await all()).every((d) => d.online === false) ? true : undefined),
+        15_000,
+        'every device offline',
+      );
+      const r = await put(light.serial_number, { state: { power: { powerState: 'on' } } });
+      assert.equal(r.json.error, 110005, r.text);
+      await b.restart();
+      await stateOf('light', (_s, d) => d.online === true, 'the light back online');
+      const again = await waitForValue(
+        async () => {
+          const x = await put(light.serial_number, { state: { power: { powerState: 'on' } } });
+          return x.json.error === 0 ? x : undefined;
+        },
+        20_000,
+        'control after the restart',
+      );
+      assert.equal(again.json.error, 0);
+    });
+
+    it('keeps every device, name and state across a gateway restart', async () => {
+      const before = await all();
+      events.close();
+      g = await g.restart();
+      token = await g.linkToken();
+      events = await openEvents(g.url, token);
+      const after = await all();
+      assert.deepEqual(
+        after.map((d) => [d.serial_number, d.name]).sort(),
+        before.map((d) => [d.serial_number, d.name]).sort(),
+      );
+      assert.equal(after.find((d) => d.model === b.model('light'))?.state.power?.powerState, 'on');
+      assert.equal((await find('cover')).name, 'Bedroom blind');
+    });
+  });
+}
