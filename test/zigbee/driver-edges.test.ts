@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import mqtt, { type MqttClient } from 'mqtt';
 import { DeviceRegistry } from '../../src/core/devices/index.ts';
 import { EventBus } from '../../src/core/event-bus.ts';
-import type { DeviceRecord } from '../../src/drivers/contract.ts';
+import type { DeviceRecord } from '../../src/core/devices/contract.ts';
 import { type Broker, loadFixtures, startBroker } from '../../src/drivers/zigbee-sim/index.ts';
 import { Zigbee2MqttDriver, type Zigbee2MqttOptions } from '../../src/drivers/zigbee2mqtt/index.ts';
 import type { Db } from '../../src/store/db.ts';

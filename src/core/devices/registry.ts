@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { CapabilityObject } from '../../catalog/index.ts';
-import type { DeviceAnnouncement, DeviceInfoUpdate, DeviceRecord, DriverHost } from '../../drivers/contract.ts';
+import type { DeviceAnnouncement, DeviceInfoUpdate, DeviceRecord, DriverHost } from './contract.ts';
 import type { Db } from '../../store/db.ts';
 import type { EventBus } from '../event-bus.ts';
 import { mergeState, pruneState } from './state.ts';

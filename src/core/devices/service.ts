@@ -12,7 +12,7 @@ import {
   validateQuery,
   validateTags,
 } from '../../catalog/index.ts';
-import type { DeviceRecord, Driver, DriverCommand, Outcome } from '../../drivers/contract.ts';
+import type { DeviceRecord, Driver, DriverCommand, Outcome } from './contract.ts';
 import type { DeviceRegistry } from './registry.ts';
 
 export type Done = { ok: true } | ({ ok: false } & Failure);

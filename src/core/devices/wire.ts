@@ -1,5 +1,5 @@
 /** The device object of spec 2.3 as served (D3, addDevice), built from a DeviceRecord. */
-import type { DeviceRecord } from '../../drivers/contract.ts';
+import type { DeviceRecord } from './contract.ts';
 import type { Endpoint } from '../event-bus.ts';
 
 /** Field order of the served object; absent optional fields are left out. */

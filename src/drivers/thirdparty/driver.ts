@@ -6,7 +6,7 @@
 
 import { ErrorCode, type ErrorCodeValue, errorMessages } from '../../catalog/errors.ts';
 import { type CapabilityObject, sanitizeReport } from '../../catalog/index.ts';
-import type { DeviceRecord, Driver, DriverCommand, DriverHost, Outcome } from '../contract.ts';
+import type { DeviceRecord, Driver, DriverCommand, DriverHost, Outcome } from '../../core/devices/contract.ts';
 import { DirectiveClient, type DirectiveReply } from './directives.ts';
 
 export const THIRDPARTY_DRIVER = 'thirdparty';

@@ -5,8 +5,8 @@
  * registry routes to it, returning the expected outcome as a value and throwing only for faults.
  */
 
-import type { ErrorCodeValue } from '../catalog/errors.ts';
-import type { CapabilityObject } from '../catalog/index.ts';
+import type { ErrorCodeValue } from '../../catalog/errors.ts';
+import type { CapabilityObject } from '../../catalog/index.ts';
 
 /** A device as the registry keeps it: every field of spec 2.3 plus the driver's own reference. */
 export interface DeviceRecord {
