@@ -12,10 +12,12 @@ import { SecurityService } from './core/security.ts';
 import { SpeakerService } from './core/speaker.ts';
 import { TokenService } from './core/tokens.ts';
 import { TtsEngines } from './core/tts/engines.ts';
+import { CameraDriver, type CameraDriverOptions } from './drivers/camera/index.ts';
 import { ThirdPartyDriver, ThirdPartyInbox } from './drivers/thirdparty/index.ts';
 import { createZigbee } from './drivers/zigbee2mqtt/index.ts';
 import { buildApp } from './http/app.ts';
 import type { HttpContext } from './http/context.ts';
+import { cameraRoutes } from './http/routes/cameras.ts';
 import { deviceRoutes } from './http/routes/devices.ts';
 import { thirdPartyRoutes } from './http/routes/thirdparty.ts';
 import { ttsRoutes } from './http/routes/tts.ts';
@@ -28,6 +30,8 @@ export interface GatewayOptions {
   log?: Logger;
   /** Called when a client asks for a restart (G8), after the reply is sent. */
   onRestart?: () => void;
+  /** Dependencies of the camera driver that tests replace: the watcher's timers, DNS lookup. */
+  camera?: Pick<CameraDriverOptions, 'timers' | 'lookup'>;
 }
 
 export interface Gateway {
@@ -124,10 +128,18 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   devices.addDriver(new ThirdPartyDriver(settings.thirdparty.timeout_ms, log));
   // Zigbee2MQTT (or, in `sim` mode, the simulated network it starts); stopped with the devices.
   for (const driver of createZigbee(settings, log).drivers) devices.addDriver(driver);
+  // Cameras added by hand (D2); always present, as adding one needs no configuration.
+  const cameras = new CameraDriver({ settings: settings.camera, log, ...opts.camera });
+  devices.addDriver(cameras);
   const inbox = new ThirdPartyInbox(registry, log);
   const app = buildApp(ctx, {
     sse,
-    modules: [deviceRoutes(devices), thirdPartyRoutes({ tokens, inbox, tts, log }), ttsRoutes(tts)],
+    modules: [
+      deviceRoutes(devices),
+      cameraRoutes(cameras),
+      thirdPartyRoutes({ tokens, inbox, tts, log }),
+      ttsRoutes(tts),
+    ],
   });
 
   let control: ControlServer | undefined;
