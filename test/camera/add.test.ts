@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
 import { call, listDevices, rest, startGateway, type TestGateway } from '../helpers/foundation.ts';
+import { mutate } from '../helpers/fuzz.ts';
 import { type EventStream, openEvents } from '../helpers/sse.ts';
 import { cameraBody, settingsBody, topLevelBody } from './bodies.ts';
 import {
@@ -186,6 +188,10 @@ describe('adding cameras by hand (D2)', () => {
       assert.match(again.json.message, new RegExp(first.json.data.serial_number));
     }
     await remove(first.json.data.serial_number);
+    // Two requests for one stream at the same time: both probe, one is added.
+    const race = await Promise.all([add(cameraBody(plain.url('h264'))), add(cameraBody(plain.url('h264')))]);
+    assert.deepEqual(race.map((r) => r.json.error).sort(), [0, 110013]);
+    await remove(race.find((r) => r.json.error === 0)?.json.data.serial_number);
     const onDefaultPort = await startRtspServer('none', 554).catch(() => undefined);
     // Port 554 may be taken on this machine; the written-differently case then rests on the unit test.
     if (onDefaultPort) {
@@ -313,6 +319,34 @@ describe('adding cameras by hand (D2)', () => {
     }
     const noToken = await call(g.url, 'POST', rest('v2', 'devices'), { body: good });
     assert.equal(noToken.json.error, 401);
+    assert.equal((await listDevices(g.url, token)).length, 0);
+  });
+
+  test('mutated D2 bodies get an envelope with a known code, never 500, and leave the device list consistent', async () => {
+    const codes = [0, 400, 110009, 110010, 110011, 110012, 110013, 110015, 110017, 110018];
+    // No generated string holds "://": a mutation never points a probe away from 127.0.0.1.
+    const value = fc.jsonValue({ maxDepth: 3 }).filter((v) => !JSON.stringify(v).includes('://'));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(
+          cameraBody(plain.url('h264')),
+          topLevelBody(plain.url('h265')),
+          settingsBody(`${esp.base}/capture`),
+        ),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        value,
+        async (base, path, v) => {
+          const r = await add(mutate(base, path, v));
+          assert.equal(r.status, 200, r.text);
+          assert.ok(codes.includes(r.json.error), r.text);
+          if (r.json.error === 0) {
+            assert.equal((await find(r.json.data.serial_number))?.display_category, 'camera');
+            await remove(r.json.data.serial_number);
+          } else assert.deepEqual(r.json.data, {});
+        },
+      ),
+      { numRuns: 150 },
+    );
     assert.equal((await listDevices(g.url, token)).length, 0);
   });
 });

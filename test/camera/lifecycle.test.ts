@@ -4,7 +4,9 @@
  * restart, and marked offline and online by the watcher as its server stops and starts.
  */
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
 import type { CameraDriver, Timers } from '../../src/drivers/camera/index.ts';
 import { call, listDevices, rest, startGateway, type TestGateway } from '../helpers/foundation.ts';
 import { type EventStream, openEvents } from '../helpers/sse.ts';
@@ -22,12 +24,23 @@ describe('a camera through D4, D5, restarts and the watcher', () => {
   let events: EventStream;
   let plain: RtspServer;
   let digest: RtspServer;
+  /** Every log line the gateway wrote (at debug level). */
+  const logged: string[] = [];
+  const log = pino(
+    { level: 'debug' },
+    new Writable({
+      write(chunk, _enc, done) {
+        logged.push(String(chunk));
+        done();
+      },
+    }),
+  );
 
   before(async () => {
     [plain, digest] = await Promise.all([startRtspServer('none'), startRtspServer('digest')]);
     g = await startGateway({
       overrides: { camera: { failures_before_offline: 2 } },
-      gatewayOptions: { camera: { timers: heldTimers } },
+      gatewayOptions: { camera: { timers: heldTimers }, log },
     });
     token = g.token();
     events = await openEvents(g.url, token);
@@ -195,5 +208,16 @@ describe('a camera through D4, D5, restarts and the watcher', () => {
     assert.equal(dup.json.error, 110013, 'its stream is still known after the restart');
     await driver().checkNow();
     assert.equal((await find(again)).online, true);
+  });
+
+  test('passwords never reach the log: URLs are logged without credentials', () => {
+    const text = logged.join('');
+    assert.match(text, /camera added/);
+    assert.ok(
+      text.includes(`rtsp://127.0.0.1:${digest.port}/h264`),
+      'the camera with credentials is logged, without them',
+    );
+    for (const secret of ['secret', 'wrong'])
+      assert.equal(text.includes(secret), false, `"${secret}" is not in the log`);
   });
 });

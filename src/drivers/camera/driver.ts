@@ -121,7 +121,8 @@ export class CameraDriver implements Driver {
     await this.watcher.stop();
     this.live.stopAll();
     this.ffmpeg.stopAll();
-    await this.agent.close().catch(() => {});
+    // Destroyed, not closed: a capture of a live view may be in flight and must not hold the stop.
+    await this.agent.destroy().catch(() => {});
   }
 
   /** Runs one watcher round now (tests; the schedule runs them every interval). */

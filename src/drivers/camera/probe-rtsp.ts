@@ -16,6 +16,10 @@ export interface RtspProbeOptions {
   lookup?: LookupFunction;
 }
 
+/** How often, and how far apart, a DESCRIBE answered 503 (busy) is sent again. */
+const BUSY_RETRIES = 5;
+const BUSY_PAUSE_MS = 200;
+
 /** Video encodings the gateway supports, as rtpmap names them, and the name it serves. */
 const SUPPORTED_VIDEO: Record<string, string> = { H264: 'H264', H265: 'H265' };
 
@@ -97,7 +101,15 @@ export async function probeRtsp(
       // A camera that does not implement OPTIONS (405, 501) may still DESCRIBE.
       const optionsFailure = statusFailure(options.response, 'OPTIONS', hasAccount);
       if (optionsFailure) return optionsFailure;
-      const describe = await session.request('DESCRIBE', { Accept: 'application/sdp' });
+      let describe = await session.request('DESCRIBE', { Accept: 'application/sdp' });
+      // A busy camera (or a server still tearing down the stream for a previous client) answers
+      // 503 for a moment: asked again shortly, within the deadline.
+      for (let tries = 0; tries < BUSY_RETRIES && describe.ok && describe.response.status === 503; tries++) {
+        const wait = Math.min(BUSY_PAUSE_MS, opts.deadline - Date.now() - BUSY_PAUSE_MS);
+        if (wait <= 0) break;
+        await new Promise((r) => setTimeout(r, wait));
+        describe = await session.request('DESCRIBE', { Accept: 'application/sdp' });
+      }
       if (!describe.ok) return transportFailure(describe.kind, describe.detail, address);
       const failed = statusFailure(describe.response, 'DESCRIBE', hasAccount);
       if (failed) return failed;
