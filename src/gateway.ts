@@ -22,10 +22,12 @@ import { SpeakerService } from './core/speaker.ts';
 import { TokenService } from './core/tokens.ts';
 import { ClipStore, detectEspeak, EspeakEngine, TtsEngines, TtsService } from './core/tts/index.ts';
 import { createSink, HttpAudioFetcher, onPath } from './drivers/audio/index.ts';
+import { CameraDriver, type CameraDriverOptions } from './drivers/camera/index.ts';
 import { DirectiveClient, ThirdPartyDriver, ThirdPartyInbox } from './drivers/thirdparty/index.ts';
 import { createZigbee } from './drivers/zigbee2mqtt/index.ts';
 import { buildApp } from './http/app.ts';
 import type { HttpContext } from './http/context.ts';
+import { cameraRoutes } from './http/routes/cameras.ts';
 import { deviceRoutes } from './http/routes/devices.ts';
 import { mediaRoutes } from './http/routes/media.ts';
 import { thirdPartyRoutes } from './http/routes/thirdparty.ts';
@@ -41,6 +43,8 @@ export interface GatewayOptions {
   onRestart?: () => void;
   /** The audio sink (default: from `audio.sink`) and the clock of playback (tests pass their own). */
   audio?: { sink?: AudioSink; clock?: Clock };
+  /** Dependencies of the camera driver that tests replace: the watcher's timers, DNS lookup. */
+  camera?: Pick<CameraDriverOptions, 'timers' | 'lookup'>;
 }
 
 export interface Gateway {
@@ -147,6 +151,9 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   devices.addDriver(new ThirdPartyDriver(settings.thirdparty.timeout_ms, log));
   // Zigbee2MQTT (or, in `sim` mode, the simulated network it starts); stopped with the devices.
   for (const driver of createZigbee(settings, log).drivers) devices.addDriver(driver);
+  // Cameras added by hand (D2); always present, as adding one needs no configuration.
+  const cameras = new CameraDriver({ settings: settings.camera, log, ...opts.camera });
+  devices.addDriver(cameras);
   const inbox = new ThirdPartyInbox(registry, log);
   const clips = new ClipStore();
   const fetcher = new HttpAudioFetcher();
@@ -184,6 +191,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       thirdPartyRoutes({ tokens, inbox, tts, log }),
       ttsRoutes(speech, clips),
       mediaRoutes(media),
+      cameraRoutes(cameras),
     ],
   });
 

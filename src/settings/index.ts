@@ -39,6 +39,16 @@ export interface Settings {
       factory_reset: boolean;
     };
   };
+  camera: {
+    max_cameras: number;
+    probe_timeout_ms: number;
+    check_interval_seconds: number;
+    failures_before_offline: number;
+    ffmpeg_path: string;
+    snapshot_timeout_ms: number;
+    live_fps: number;
+    max_viewers: number;
+  };
 }
 
 /** Raised when a setting has a value its schema refuses; the message names the setting and the source. */

@@ -6,9 +6,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { CapabilityObject } from '../../catalog/index.ts';
-import type { DeviceAnnouncement, DeviceInfoUpdate, DeviceRecord, DriverHost } from './contract.ts';
 import type { Db } from '../../store/db.ts';
 import type { EventBus } from '../event-bus.ts';
+import type { DeviceAnnouncement, DeviceInfoUpdate, DeviceRecord, DriverHost } from './contract.ts';
 import { mergeState, pruneState } from './state.ts';
 import { clearDevices, DeviceStore, type StoredDevice } from './store.ts';
 import { endpointOf, toWire } from './wire.ts';

@@ -1,6 +1,7 @@
 /** The SQLite repository of devices. Each write is committed when the call returns. */
-import type { DeviceRecord } from './contract.ts';
+
 import type { Db } from '../../store/db.ts';
+import type { DeviceRecord } from './contract.ts';
 
 /** A device as kept: the record plus the two names it may have. */
 export interface StoredDevice {

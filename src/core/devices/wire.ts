@@ -1,6 +1,7 @@
 /** The device object of spec 2.3 as served (D3, addDevice), built from a DeviceRecord. */
-import type { DeviceRecord } from './contract.ts';
+
 import type { Endpoint } from '../event-bus.ts';
+import type { DeviceRecord } from './contract.ts';
 
 /** Field order of the served object; absent optional fields are left out. */
 const WIRE_FIELDS = [

@@ -11,8 +11,8 @@ import {
   validateCapabilities,
   validateTags,
 } from '../../catalog/index.ts';
-import type { DeviceEventInbox, InboundEvent, InboundResult } from '../../core/devices/inbox.ts';
 import type { DeviceAnnouncement, DeviceRecord, DriverHost } from '../../core/devices/contract.ts';
+import type { DeviceEventInbox, InboundEvent, InboundResult } from '../../core/devices/inbox.ts';
 import { type Log, THIRDPARTY_DRIVER } from './driver.ts';
 
 /** At most this many endpoints in one DiscoveryRequest. */

@@ -11,9 +11,9 @@
  * - state is read back (`/get`) after every connect and for every device that (re)appears.
  */
 import { sanitizeReport } from '../../catalog/index.ts';
+import type { DeviceAnnouncement, DeviceRecord, DriverHost } from '../../core/devices/contract.ts';
 import { isObject } from '../../lib/object.ts';
 import { ACCESS_GET, type DeviceMapping, type Expose, mapExposes, toApiState } from '../../zigbee/index.ts';
-import type { DeviceAnnouncement, DeviceRecord, DriverHost } from '../../core/devices/contract.ts';
 import { DeviceWaiters, parseFailure } from './commands.ts';
 import { literalTopic, type ZigbeeLog } from './link.ts';
 import type { ReadBackQueue } from './read-back.ts';

@@ -7,9 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../../catalog/errors.ts';
+import type { DeviceRecord, Driver, DriverCommand, DriverHost, Outcome } from '../../core/devices/contract.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import { planGet, planSet, propertiesOf } from '../../zigbee/index.ts';
-import type { DeviceRecord, Driver, DriverCommand, DriverHost, Outcome } from '../../core/devices/contract.ts';
 import { Bridge, DRIVER_ID, type Entry, splitRef } from './bridge.ts';
 import { MqttLink, type ZigbeeLog } from './link.ts';
 import { ReadBackQueue } from './read-back.ts';

@@ -2,8 +2,9 @@
  * Zigbee for the gateway: the Zigbee2MQTT driver, and in `sim` mode the built-in simulated
  * network (embedded broker on loopback plus simulated Zigbee2MQTT instances) it connects to.
  */
-import type { Settings } from '../../settings/index.ts';
+
 import type { Driver } from '../../core/devices/contract.ts';
+import type { Settings } from '../../settings/index.ts';
 import { type SimNetwork, type SimNetworkOptions, startSimNetwork } from '../zigbee-sim/index.ts';
 import { Zigbee2MqttDriver, type Zigbee2MqttOptions, type ZigbeeLog } from './driver.ts';
 

@@ -1,0 +1,141 @@
+/**
+ * Probing an RTSP camera before it is added (D2) or re-configured (D4): OPTIONS, then DESCRIBE
+ * for the SDP, over one TCP connection, answering 401 with the account. Every way it can fail
+ * becomes one error code of spec section 7 (docs/cameras.md lists them with their causes).
+ */
+import type { LookupFunction } from 'node:net';
+import { ErrorCode } from '../../catalog/errors.ts';
+import { h264SizeFromFmtp, h265SizeFromFmtp } from './parameter-sets.ts';
+import { header, type RtspFailureKind, type RtspResponse, withRtspSession } from './rtsp-client.ts';
+import { parseSdp, type SdpMedia } from './sdp.ts';
+import { type Account, hostPort, type StreamAddress } from './stream-url.ts';
+import { type CameraFailure, cameraFailure, type ProbeOutcome, type StreamFacts } from './types.ts';
+
+export interface RtspProbeOptions {
+  deadline: number;
+  lookup?: LookupFunction;
+}
+
+/** How often, and how far apart, a DESCRIBE answered 503 (busy) is sent again. */
+const BUSY_RETRIES = 5;
+const BUSY_PAUSE_MS = 200;
+
+/** Video encodings the gateway supports, as rtpmap names them, and the name it serves. */
+const SUPPORTED_VIDEO: Record<string, string> = { H264: 'H264', H265: 'H265' };
+
+/** Audio encodings served under another name. */
+const AUDIO_NAMES: Record<string, string> = { 'MPEG4-GENERIC': 'AAC', 'MP4A-LATM': 'AAC' };
+
+function transportFailure(kind: RtspFailureKind, detail: string, address: StreamAddress): CameraFailure {
+  switch (kind) {
+    case 'unresolvable':
+      return cameraFailure(ErrorCode.CAMERA_IP_WRONG, detail);
+    case 'unreachable':
+      return cameraFailure(ErrorCode.CAMERA_IP_WRONG, `${hostPort(address)}: ${detail}`);
+    case 'not-rtsp':
+      return cameraFailure(ErrorCode.CAMERA_STREAM_ADDRESS_ERROR, `${hostPort(address)}: ${detail}`);
+    case 'timeout':
+      return cameraFailure(ErrorCode.CAMERA_STREAM_ADDRESS_ERROR, `${hostPort(address)} connected, but ${detail}`);
+  }
+}
+
+/** The failure a status other than 200 means for a request; undefined when the probe may go on. */
+function statusFailure(r: RtspResponse, method: string, hasAccount: boolean): CameraFailure | undefined {
+  const what = `${method} answered ${r.status}${r.reason ? ` ${r.reason}` : ''}`;
+  if (r.status === 401 || r.status === 403)
+    return cameraFailure(
+      ErrorCode.CAMERA_AUTH_ERROR,
+      hasAccount ? `${what} with the account given` : `${what}: the camera needs a username and password`,
+    );
+  if (r.status === 404) return cameraFailure(ErrorCode.CAMERA_STREAM_ADDRESS_ERROR, `${what}: no stream at this path`);
+  if (r.status >= 300 && r.status < 400)
+    return cameraFailure(ErrorCode.CAMERA_STREAM_ADDRESS_ERROR, `${what} (redirects are not followed)`);
+  if (r.status >= 400 && method === 'DESCRIBE') return cameraFailure(ErrorCode.CAMERA_STREAM_ADDRESS_ERROR, what);
+  return undefined;
+}
+
+/** Reads the facts of the stream from its SDP, or the failure when its video is not supported. */
+export function factsFromSdp(sdp: string): { ok: true; facts: StreamFacts } | CameraFailure {
+  const media = parseSdp(sdp);
+  const videos = media.filter((m) => m.type === 'video');
+  if (videos.length === 0)
+    return cameraFailure(
+      ErrorCode.CAMERA_CODEC_UNSUPPORTED,
+      'the stream has no video (only H.264 and H.265 are supported)',
+    );
+  const video = videos.find((m) => SUPPORTED_VIDEO[m.encoding.toUpperCase()] !== undefined);
+  if (!video) {
+    const names = videos.map((m) => m.encoding || `payload type ${m.payloadType}`).join(', ');
+    return cameraFailure(
+      ErrorCode.CAMERA_CODEC_UNSUPPORTED,
+      `the video is ${names}; only H.264 and H.265 are supported`,
+    );
+  }
+  const codec = SUPPORTED_VIDEO[video.encoding.toUpperCase()] as string;
+  const resolution =
+    (codec === 'H264' ? h264SizeFromFmtp(video.fmtp) : h265SizeFromFmtp(video.fmtp)) ?? video.frameSize;
+  const audio: SdpMedia | undefined = media.find((m) => m.type === 'audio' && m.encoding !== '');
+  const facts: StreamFacts = { protocol: 'rtsp', videoCodec: codec };
+  if (resolution) facts.resolution = resolution;
+  if (audio) {
+    facts.audioCodec = AUDIO_NAMES[audio.encoding.toUpperCase()] ?? audio.encoding;
+    if (audio.clockRate) facts.samplingRate = audio.clockRate;
+  }
+  if (video.bandwidthKbps) facts.dataRate = video.bandwidthKbps;
+  return { ok: true, facts };
+}
+
+/** Probes an RTSP stream: never throws; the socket is closed whatever happens. */
+export async function probeRtsp(
+  address: StreamAddress,
+  account: Account | undefined,
+  opts: RtspProbeOptions,
+): Promise<ProbeOutcome> {
+  const hasAccount = account !== undefined && (account.username !== '' || account.password !== '');
+  const result = await withRtspSession(
+    address,
+    { deadline: opts.deadline, ...(hasAccount ? { account } : {}), ...(opts.lookup ? { lookup: opts.lookup } : {}) },
+    async (session): Promise<ProbeOutcome> => {
+      const options = await session.request('OPTIONS');
+      if (!options.ok) return transportFailure(options.kind, options.detail, address);
+      // A camera that does not implement OPTIONS (405, 501) may still DESCRIBE.
+      const optionsFailure = statusFailure(options.response, 'OPTIONS', hasAccount);
+      if (optionsFailure) return optionsFailure;
+      let describe = await session.request('DESCRIBE', { Accept: 'application/sdp' });
+      // A busy camera (or a server still tearing down the stream for a previous client) answers
+      // 503 for a moment: asked again shortly, within the deadline.
+      for (let tries = 0; tries < BUSY_RETRIES && describe.ok && describe.response.status === 503; tries++) {
+        const wait = Math.min(BUSY_PAUSE_MS, opts.deadline - Date.now() - BUSY_PAUSE_MS);
+        if (wait <= 0) break;
+        await new Promise((r) => setTimeout(r, wait));
+        describe = await session.request('DESCRIBE', { Accept: 'application/sdp' });
+      }
+      if (!describe.ok) return transportFailure(describe.kind, describe.detail, address);
+      const failed = statusFailure(describe.response, 'DESCRIBE', hasAccount);
+      if (failed) return failed;
+      const type = header(describe.response, 'content-type') ?? '';
+      const body = describe.response.body.toString('utf8');
+      if (!/^application\/sdp\b/i.test(type) && !/^v=0/m.test(body))
+        return cameraFailure(
+          ErrorCode.CAMERA_STREAM_ADDRESS_ERROR,
+          `DESCRIBE answered ${type ? `Content-Type ${type}` : 'no content type'}, not an SDP`,
+        );
+      return factsFromSdp(body);
+    },
+  );
+  return 'kind' in result ? transportFailure(result.kind, result.detail, address) : result;
+}
+
+/** Checks that an RTSP camera answers at all (the watcher): any RTSP answer to OPTIONS counts. */
+export async function rtspAlive(
+  address: StreamAddress,
+  account: Account | undefined,
+  opts: RtspProbeOptions,
+): Promise<{ alive: true } | { alive: false; reason: string }> {
+  const result = await withRtspSession(
+    address,
+    { deadline: opts.deadline, ...(account ? { account } : {}), ...(opts.lookup ? { lookup: opts.lookup } : {}) },
+    async (session) => session.request('OPTIONS'),
+  );
+  return result.ok ? { alive: true } : { alive: false, reason: result.detail };
+}

@@ -1,0 +1,43 @@
+/** Types shared inside the camera folder: what a probe learns, and outcomes as values. */
+import type { ErrorCodeValue } from '../../catalog/errors.ts';
+import { errorMessages } from '../../catalog/errors.ts';
+import type { CameraProtocol } from './stream-url.ts';
+
+/** What probing a stream told about it. Fields the stream does not tell are absent. */
+export interface StreamFacts {
+  protocol: CameraProtocol;
+  /** `H264`, `H265` (RTSP) or `MJPEG` (ESP32-CAM). */
+  videoCodec: string;
+  resolution?: { width: number; height: number };
+  /** As the SDP names it (`PCMA`, `PCMU`, `opus`), `AAC` for the MPEG-4 audio payloads. */
+  audioCodec?: string;
+  /** Hz, of the audio. */
+  samplingRate?: number;
+  /** kb/s, from the SDP's `b=AS` of the video. */
+  dataRate?: number;
+  /** ESP32-CAM: the MJPEG stream (no credentials), when one was found. */
+  mjpegUrl?: string;
+  /** ESP32-CAM: the capture path answering one JPEG (no credentials), when one was found. */
+  captureUrl?: string;
+}
+
+/** A failure with its code; `message` never holds credentials. */
+export interface CameraFailure {
+  ok: false;
+  code: ErrorCodeValue;
+  message: string;
+}
+
+export type ProbeOutcome = { ok: true; facts: StreamFacts } | CameraFailure;
+
+/** A failure with the catalog's message for `code` followed by what happened. */
+export function cameraFailure(code: ErrorCodeValue, detail?: string): CameraFailure {
+  return { ok: false, code, message: detail ? `${errorMessages[code]}: ${detail}` : errorMessages[code] };
+}
+
+/** The minimal logger the camera code writes to (pino fits). */
+export interface CameraLog {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
