@@ -22,9 +22,9 @@ import { SpeakerService } from './core/speaker.ts';
 import { TokenService } from './core/tokens.ts';
 import { ClipStore, detectEspeak, EspeakEngine, TtsEngines, TtsService } from './core/tts/index.ts';
 import { createSink, HttpAudioFetcher, onPath } from './drivers/audio/index.ts';
-import { CameraDriver, type CameraDriverOptions } from './drivers/camera/index.ts';
-import { DirectiveClient, ThirdPartyDriver, ThirdPartyInbox } from './drivers/thirdparty/index.ts';
-import { createZigbee } from './drivers/zigbee2mqtt/index.ts';
+import type { CameraDriver } from './drivers/camera/index.ts';
+import { type DriverOptions, loadDrivers } from './drivers/load.ts';
+import { DirectiveClient, ThirdPartyInbox } from './drivers/thirdparty/index.ts';
 import { buildApp } from './http/app.ts';
 import type { HttpContext } from './http/context.ts';
 import { cameraRoutes } from './http/routes/cameras.ts';
@@ -43,8 +43,8 @@ export interface GatewayOptions {
   onRestart?: () => void;
   /** The audio sink (default: from `audio.sink`) and the clock of playback (tests pass their own). */
   audio?: { sink?: AudioSink; clock?: Clock };
-  /** Dependencies of the camera driver that tests replace: the watcher's timers, DNS lookup. */
-  camera?: Pick<CameraDriverOptions, 'timers' | 'lookup'>;
+  /** Options of the drivers that tests replace (the camera watcher's timers, DNS lookup; Zigbee timings). */
+  drivers?: DriverOptions;
 }
 
 export interface Gateway {
@@ -148,12 +148,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   const registry = new DeviceRegistry(db, bus);
   const devices = new DeviceService(registry, log);
   const tts = new TtsEngines(db);
-  devices.addDriver(new ThirdPartyDriver(settings.thirdparty.timeout_ms, log));
-  // Zigbee2MQTT (or, in `sim` mode, the simulated network it starts); stopped with the devices.
-  for (const driver of createZigbee(settings, log).drivers) devices.addDriver(driver);
-  // Cameras added by hand (D2); always present, as adding one needs no configuration.
-  const cameras = new CameraDriver({ settings: settings.camera, log, ...opts.camera });
-  devices.addDriver(cameras);
+  // The camera routes reach the camera driver once it is loaded (at start).
+  const cameras = () => devices.driver('camera') as CameraDriver | undefined;
   const inbox = new ThirdPartyInbox(registry, log);
   const clips = new ClipStore();
   const fetcher = new HttpAudioFetcher();
@@ -222,6 +218,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       control = await startControlServer(paths.socket, gateway);
       runtime.start();
       sse.start();
+      for (const driver of await loadDrivers(settings, log, opts.drivers)) devices.addDriver(driver);
       await devices.start();
       await app.listen({ port: settings.port, host: settings.host });
       const addr = app.server.address();

@@ -40,7 +40,7 @@ describe('a camera through D4, D5, restarts and the watcher', () => {
     [plain, digest] = await Promise.all([startRtspServer('none'), startRtspServer('digest')]);
     g = await startGateway({
       overrides: { camera: { failures_before_offline: 2 } },
-      gatewayOptions: { camera: { timers: heldTimers }, log },
+      gatewayOptions: { drivers: { camera: { timers: heldTimers } }, log },
     });
     token = g.token();
     events = await openEvents(g.url, token);

@@ -101,8 +101,34 @@ export interface Driver {
   start(host: DriverHost): Promise<void>;
   stop(): Promise<void>;
   execute(command: DriverCommand): Promise<Outcome>;
-  /** Opens (true) or closes (false) pairing of new devices, for drivers that pair (D1). */
-  setDiscovery?(enable: boolean): Promise<Outcome>;
-  /** Whether the driver is pairing now. */
-  discovering?(): boolean;
+  /** D1, for drivers that pair new devices. */
+  readonly pairing?: Pairing;
+  /** D2, for drivers that add devices given by hand. */
+  readonly provisioning?: Provisioning;
+}
+
+/**
+ * D1: pairing of new devices, routed by the request's `type` (`Zigbee`; ONVIF cameras later). Two
+ * drivers may pair the same type (two Zigbee networks): D1 opens (or closes) joining on all of them.
+ */
+export interface Pairing {
+  /** The D1 `type` values it pairs, in lower case (`zigbee`). */
+  readonly types: readonly string[];
+  /** Opens (true) or closes (false) joining. */
+  setDiscovery(enable: boolean): Promise<Outcome>;
+  /** Whether it is pairing now. */
+  discovering(): boolean;
+}
+
+/** The outcome of a D2: the serial numbers added (all, or none on failure). */
+export type ProvisionOutcome =
+  | { ok: true; serial_number: string; serial_numbers?: string[] }
+  | { ok: false; code: ErrorCodeValue; message: string };
+
+/** D2: devices added by hand (cameras), probed before they are added, routed by protocol. */
+export interface Provisioning {
+  /** The protocols it adds, in lower case (`rtsp`, `esp32-cam`). */
+  readonly protocols: readonly string[];
+  /** Reads the D2 body, probes, and adds through the host; answers by `deadline` (epoch ms). */
+  provision(body: unknown, deadline: number): Promise<ProvisionOutcome>;
 }

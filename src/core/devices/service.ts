@@ -254,23 +254,61 @@ export class DeviceService {
     return fromOutcome(await this.execute({ kind: 'query-state', device, capability, query }));
   }
 
-  /** D1: opens or closes pairing on every driver that pairs (Zigbee). */
-  async setDiscovery(enable: boolean): Promise<Done> {
-    const pairing = [...this.drivers.values()].filter((d) => d.setDiscovery);
-    if (pairing.length === 0)
+  /** D1: opens or closes pairing on every driver that pairs devices of `type` (compared in lower case). */
+  async setDiscovery(type: string, enable: boolean): Promise<Done> {
+    const wanted = type.toLowerCase();
+    const pairing = [...this.drivers.values()].flatMap((d) => (d.pairing?.types.includes(wanted) ? [d.pairing] : []));
+    if (pairing.length === 0) {
+      const types = [...new Set([...this.drivers.values()].flatMap((d) => d.pairing?.types ?? []))];
       return {
         ok: false,
-        ...failure(ErrorCode.INVALID_PARAMETERS, 'type: no Zigbee network is configured (zigbee.mode is off)'),
+        ...failure(
+          ErrorCode.INVALID_PARAMETERS,
+          types.length === 0
+            ? `type: ${JSON.stringify(type)}: no driver pairs devices here (zigbee.mode is off)`
+            : `type: ${JSON.stringify(type)} is not paired here; this gateway pairs ${types.join(', ')}`,
+        ),
       };
-    for (const d of pairing) {
-      const outcome = await d.setDiscovery?.(enable);
-      if (outcome && !outcome.ok) return fromOutcome(outcome);
     }
-    return { ok: true };
+    const outcomes = await Promise.all(pairing.map((p) => p.setDiscovery(enable)));
+    const failed = outcomes.find((o) => !o.ok);
+    return failed ? fromOutcome(failed) : { ok: true };
   }
 
   /** Whether any driver is pairing now. */
   discovering(): boolean {
-    return [...this.drivers.values()].some((d) => d.discovering?.() === true);
+    return [...this.drivers.values()].some((d) => d.pairing?.discovering() === true);
+  }
+
+  /** D2: routes a body to the driver that adds devices of its `protocol` (also spelled `protocal`). */
+  async provision(
+    body: unknown,
+    deadline: number,
+  ): Promise<{ ok: true; data: Record<string, unknown> } | ({ ok: false } & Failure)> {
+    const first = Array.isArray(body) ? body[0] : body;
+    const raw = isObject(first) ? (first.protocol ?? first.protocal) : undefined;
+    const provisioning = [...this.drivers.values()].flatMap((d) => (d.provisioning ? [d.provisioning] : []));
+    const protocols = provisioning.flatMap((p) => p.protocols.map((x) => x.toUpperCase())).join(' or ') || '(none)';
+    // By protocol; a body without one goes to the only driver that adds by hand, whose reader says what is missing.
+    const target =
+      typeof raw === 'string'
+        ? provisioning.find((p) => p.protocols.includes(raw.toLowerCase()))
+        : provisioning.length === 1
+          ? provisioning[0]
+          : undefined;
+    if (!target)
+      return invalid([
+        typeof raw === 'string'
+          ? `protocal: ${JSON.stringify(raw)} is not ${protocols}`
+          : `protocal: required, ${protocols}`,
+      ]);
+    const r = await target.provision(body, deadline);
+    if (!r.ok) return { ok: false, error: r.code, message: r.message };
+    return {
+      ok: true,
+      data: r.serial_numbers
+        ? { serial_number: r.serial_number, serial_numbers: r.serial_numbers }
+        : { serial_number: r.serial_number },
+    };
   }
 }

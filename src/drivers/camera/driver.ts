@@ -10,7 +10,15 @@ import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
 import { ErrorCode, errorMessages } from '../../catalog/errors.ts';
 import type { CapabilityObject } from '../../catalog/index.ts';
-import type { DeviceRecord, Driver, DriverCommand, DriverHost, Outcome } from '../../core/devices/contract.ts';
+import type {
+  DeviceRecord,
+  Driver,
+  DriverCommand,
+  DriverHost,
+  Outcome,
+  Provisioning,
+  ProvisionOutcome,
+} from '../../core/devices/contract.ts';
 import { type CameraSpec, chooseAccount, configuredSource, readAddRequest } from './add-request.ts';
 import {
   CAMERA_DRIVER,
@@ -51,11 +59,6 @@ export interface CameraDriverOptions {
   lookup?: LookupFunction;
 }
 
-/** The outcome of adding cameras (D2). */
-export type ProvisionOutcome =
-  | { ok: true; serial_number: string; serial_numbers?: string[] }
-  | { ok: false; code: CameraFailure['code']; message: string };
-
 /** Longest a watcher check of one camera waits. */
 const CHECK_TIMEOUT_MS = 3000;
 /** How long a snapshot is served again. */
@@ -67,6 +70,10 @@ function isCameraStream(c: CapabilityObject): boolean {
 
 export class CameraDriver implements Driver {
   readonly id = CAMERA_DRIVER;
+  readonly provisioning: Provisioning = {
+    protocols: ['rtsp', 'esp32-cam'],
+    provision: (body, deadline) => this.provision(body, deadline),
+  };
   private host: DriverHost | undefined;
   private readonly agent: Agent;
   private readonly ffmpeg: Ffmpeg;
@@ -231,7 +238,7 @@ export class CameraDriver implements Driver {
           extra: cameraExtra(c.address, c.account, facts),
         }).serial_number;
       });
-    const serials = this.registry.batch ? this.registry.batch(add) : add();
+    const serials = this.registry.batch(add);
     for (const [i, serial] of serials.entries())
       this.opts.log?.info({ serial_number: serial, url: maskUrl(cameras[i]?.address.url ?? '') }, 'camera added');
     return { ok: true, serial_number: serials[0] as string, ...(many ? { serial_numbers: serials } : {}) };

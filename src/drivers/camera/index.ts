@@ -3,7 +3,7 @@
  * through snapshots and a live MJPEG view. This file is the folder's public surface.
  */
 export { CAMERA_DRIVER } from './camera.ts';
-export { CameraDriver, type CameraDriverOptions, type CameraSettings, type ProvisionOutcome } from './driver.ts';
+export { CameraDriver, type CameraDriverOptions, type CameraSettings } from './driver.ts';
 export type { LiveViewer } from './live.ts';
 export type { SnapshotOutcome } from './snapshots.ts';
 export { maskUrl } from './stream-url.ts';

@@ -8,7 +8,7 @@
 import mqtt, { type MqttClient } from 'mqtt';
 import { noDelay } from '../../lib/mqtt.ts';
 import { ACCESS_SET, hsToRgb, type ModelFixture, rgbToHs, rgbToXy, xyToRgb } from '../../zigbee/index.ts';
-import type { Z2mDevice } from '../zigbee2mqtt/types.ts';
+import type { Z2mDevice } from '../zigbee2mqtt/index.ts';
 import { drift, initialState, type SimProperty, seeded, simProperties } from './values.ts';
 
 export interface SimulatorOptions {

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../../catalog/errors.ts';
-import type { DeviceRecord, Driver, DriverCommand, DriverHost, Outcome } from '../../core/devices/contract.ts';
+import type { DeviceRecord, Driver, DriverCommand, DriverHost, Outcome, Pairing } from '../../core/devices/contract.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import { planGet, planSet, propertiesOf } from '../../zigbee/index.ts';
 import { Bridge, DRIVER_ID, type Entry, splitRef } from './bridge.ts';
@@ -49,6 +49,11 @@ type DeviceTopic = { bridge: Bridge; entry: Entry; kind: 'state' | 'availability
 
 export class Zigbee2MqttDriver implements Driver {
   readonly id = DRIVER_ID;
+  readonly pairing: Pairing = {
+    types: ['zigbee'],
+    setDiscovery: (enable) => this.setDiscovery(enable),
+    discovering: () => this.discovering(),
+  };
   private host?: DriverHost;
   private readonly link: MqttLink;
   private readonly bridges = new Map<string, Bridge>();

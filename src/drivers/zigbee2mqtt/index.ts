@@ -1,11 +1,6 @@
-/**
- * Zigbee for the gateway: the Zigbee2MQTT driver, and in `sim` mode the built-in simulated
- * network (embedded broker on loopback plus simulated Zigbee2MQTT instances) it connects to.
- */
-
+/** Zigbee through Zigbee2MQTT's MQTT API: the driver of `zigbee.mode` `z2m` (`sim` runs it on the simulated network). */
 import type { Driver } from '../../core/devices/contract.ts';
 import type { Settings } from '../../settings/index.ts';
-import { type SimNetwork, type SimNetworkOptions, startSimNetwork } from '../zigbee-sim/index.ts';
 import { Zigbee2MqttDriver, type Zigbee2MqttOptions, type ZigbeeLog } from './driver.ts';
 
 export {
@@ -16,60 +11,20 @@ export {
   type Zigbee2MqttOptions,
   type ZigbeeLog,
 } from './driver.ts';
+export type { Z2mDevice } from './types.ts';
 
-export interface ZigbeeOptions {
-  /** Driver timings (tests shorten them). */
-  driver?: Partial<
-    Pick<Zigbee2MqttOptions, 'confirmMs' | 'requestMs' | 'reconnectMinMs' | 'reconnectMaxMs' | 'readPaceMs' | 'clock'>
-  >;
-  /** Simulator options in `sim` mode. */
-  sim?: SimNetworkOptions['sim'];
-}
-
-export interface Zigbee {
-  drivers: Driver[];
-  /** The simulated network once started (`sim` mode). */
-  network(): SimNetwork | undefined;
-  stop(): Promise<void>;
-}
-
-/**
- * Builds the Zigbee side from the settings. Nothing starts here: in `sim` mode the broker and
- * the simulators start when the driver starts (DeviceService.start), and stop with it.
- */
-export function createZigbee(settings: Settings, log: ZigbeeLog, opts: ZigbeeOptions = {}): Zigbee {
+/** `zigbee.mode` `z2m`: the driver of the Zigbee2MQTT instances behind `zigbee.mqtt_url`. */
+export function createZigbee2mqtt(
+  settings: Settings,
+  log: ZigbeeLog,
+  driver: Partial<Omit<Zigbee2MqttOptions, 'url' | 'baseTopics' | 'log'>> = {},
+): Driver {
   const z = settings.zigbee;
-  if (z.mode === 'off') return { drivers: [], network: () => undefined, stop: async () => {} };
-  let network: SimNetwork | undefined;
-  const stopNetwork = async () => {
-    const n = network;
-    network = undefined;
-    await n?.stop();
-  };
-  const driver = new Zigbee2MqttDriver({
-    url:
-      z.mode === 'sim'
-        ? async () => {
-            network = await startSimNetwork({ baseTopics: z.base_topics, devices: z.sim_devices, sim: opts.sim });
-            log.info(
-              { url: network.url, devices: z.sim_devices, base_topics: z.base_topics },
-              'zigbee: simulated network started',
-            );
-            return network.url;
-          }
-        : z.mqtt_url,
+  return new Zigbee2MqttDriver({
+    url: z.mqtt_url,
     baseTopics: z.base_topics,
     permitJoinSeconds: z.permit_join_seconds,
     log,
-    ...opts.driver,
-    onStopped: stopNetwork,
+    ...driver,
   });
-  return {
-    drivers: [driver],
-    network: () => network,
-    async stop() {
-      await driver.stop();
-      await stopNetwork();
-    },
-  };
 }

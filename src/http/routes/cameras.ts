@@ -7,17 +7,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { ErrorCodeValue } from '../../catalog/errors.ts';
 import type { RestModule } from '../app.ts';
-import { ok, sendFailure } from '../envelope.ts';
+import { sendFailure } from '../envelope.ts';
 
 type Failed = { ok: false; code: ErrorCodeValue; message: string };
 
 /** What the routes need of the camera driver. */
 export interface CameraApi {
-  /** D2: probes and adds the camera(s) of the body, all or none, by `deadline` (epoch ms). */
-  provision(
-    body: unknown,
-    deadline: number,
-  ): Promise<{ ok: true; serial_number: string; serial_numbers?: string[] } | Failed>;
   snapshot(serial: string): Promise<{ ok: true; jpeg: Buffer } | Failed>;
   watch(
     serial: string,
@@ -25,12 +20,15 @@ export interface CameraApi {
   ): Promise<{ ok: true; leave: () => void } | Failed>;
 }
 
-/** How long a D2 may take in all: the probe, then the store; clients wait 5 s (COMPAT.md). */
-const ADD_BUDGET_MS = 4500;
 const BOUNDARY = 'opencube-frame';
 
-/** Cameras module: D2, snapshots, live view. */
-export function cameraRoutes(cameras: CameraApi): RestModule {
+/** Cameras module (beyond the spec): snapshots and the live view. `camera()` is the camera driver once loaded. */
+export function cameraRoutes(camera: () => CameraApi | undefined): RestModule {
+  const notLoaded: Failed = { ok: false, code: 500, message: 'the camera driver is not running' };
+  const cameras: CameraApi = {
+    snapshot: async (serial) => camera()?.snapshot(serial) ?? notLoaded,
+    watch: async (serial, viewer) => camera()?.watch(serial, viewer) ?? notLoaded,
+  };
   /** Open live responses, ended when the server closes so a stop does not wait on them. */
   const viewers = new Set<() => void>();
   return (app: FastifyInstance, auth: preHandlerAsyncHookHandler) => {
@@ -44,17 +42,6 @@ export function cameraRoutes(cameras: CameraApi): RestModule {
     app.addHook('preClose', (done) => {
       for (const end of [...viewers]) end();
       done();
-    });
-
-    // D2: the body is one device object, or an array of them (docs/cameras.md).
-    app.post('/devices', { preHandler: auth }, async (req, reply) => {
-      const r = await cameras.provision(req.body, Date.now() + ADD_BUDGET_MS);
-      if (!r.ok) return sendFailure(reply, r.code, r.message);
-      return ok(
-        r.serial_numbers
-          ? { serial_number: r.serial_number, serial_numbers: r.serial_numbers }
-          : { serial_number: r.serial_number },
-      );
     });
 
     app.get('/cameras/:serial/snapshot', { preHandler: authQuery }, async (req, reply) => {

@@ -9,7 +9,10 @@ function answer(reply: FastifyReply, done: Done) {
   return done.ok ? ok() : sendFailure(reply, done.error, done.message);
 }
 
-/** Devices module: D1, D3, D4, D5, D6. */
+/** How long a D2 may take in all: the probe, then the store; clients wait 5 s (COMPAT.md). */
+const ADD_BUDGET_MS = 4500;
+
+/** Devices module: D1, D2, D3, D4, D5, D6. */
 export function deviceRoutes(devices: DeviceService): RestModule {
   let cached: { json: string; body: Buffer } | undefined;
   return (app, auth) => {
@@ -34,9 +37,13 @@ export function deviceRoutes(devices: DeviceService): RestModule {
       const body = bodyObject(req.body);
       const enable = boolField(body, 'enable', { required: true }) as boolean;
       const type = stringField(body, 'type', { required: true }) as string;
-      if (type.toLowerCase() !== 'zigbee')
-        return sendFailure(reply, 400, `type: ${JSON.stringify(type)} is not Zigbee`);
-      return answer(reply, await devices.setDiscovery(enable));
+      return answer(reply, await devices.setDiscovery(type, enable));
+    });
+
+    // D2: added by the driver of the body's protocol (cameras), probed first, within the 5 s clients wait.
+    app.post('/devices', { preHandler: auth }, async (req, reply) => {
+      const r = await devices.provision(req.body, Date.now() + ADD_BUDGET_MS);
+      return r.ok ? ok(r.data) : sendFailure(reply, r.error, r.message);
     });
 
     // D4: `data` is `{}` on success (see docs/devices.md).

@@ -1,0 +1,58 @@
+/**
+ * The drivers of a gateway, each loaded (`await import`) only when the settings configure it: with
+ * Zigbee off, neither the MQTT client's broker (aedes) nor the simulator is loaded. A new driver is
+ * one more entry here (see docs/architecture.md).
+ */
+import type { Driver } from '../core/devices/contract.ts';
+import type { Settings } from '../settings/index.ts';
+import type { CameraDriverOptions } from './camera/index.ts';
+import type { SimulatedZigbeeOptions } from './zigbee-sim/index.ts';
+
+/** The logger drivers need (pino's Logger fits). */
+export interface DriverLog {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** What drivers may be given beyond the settings (tests shorten timings and inject timers). */
+export interface DriverOptions {
+  camera?: Pick<CameraDriverOptions, 'timers' | 'lookup'>;
+  zigbee?: SimulatedZigbeeOptions;
+}
+
+interface DriverEntry {
+  /** Whether the settings configure it. */
+  enabled(settings: Settings): boolean;
+  load(settings: Settings, log: DriverLog, opts: DriverOptions): Promise<Driver>;
+}
+
+const DRIVERS: readonly DriverEntry[] = [
+  {
+    // Third-party devices sync through T1 at any time: always present.
+    enabled: () => true,
+    load: async (s, log) => new (await import('./thirdparty/index.ts')).ThirdPartyDriver(s.thirdparty.timeout_ms, log),
+  },
+  {
+    enabled: (s) => s.zigbee.mode === 'z2m',
+    load: async (s, log, o) => (await import('./zigbee2mqtt/index.ts')).createZigbee2mqtt(s, log, o.zigbee?.driver),
+  },
+  {
+    enabled: (s) => s.zigbee.mode === 'sim',
+    load: async (s, log, o) => (await import('./zigbee-sim/index.ts')).createSimulatedZigbee(s, log, o.zigbee).driver,
+  },
+  {
+    // Cameras are added by hand (D2) and need no configuration: always present.
+    enabled: () => true,
+    load: async (s, log, o) =>
+      new (await import('./camera/index.ts')).CameraDriver({ settings: s.camera, log, ...o.camera }),
+  },
+];
+
+/** Loads the drivers the settings configure, in a fixed order. */
+export async function loadDrivers(settings: Settings, log: DriverLog, opts: DriverOptions = {}): Promise<Driver[]> {
+  const out: Driver[] = [];
+  for (const entry of DRIVERS) if (entry.enabled(settings)) out.push(await entry.load(settings, log, opts));
+  return out;
+}

@@ -1,0 +1,46 @@
+/**
+ * `zigbee.mode` `sim`: the Zigbee2MQTT driver connected to the built-in simulated network, which
+ * starts (embedded broker and simulated Zigbee2MQTT instances) when the driver starts and stops
+ * with it. The very code path of a real Zigbee2MQTT, with no hardware.
+ */
+import type { Driver } from '../../core/devices/contract.ts';
+import type { Settings } from '../../settings/index.ts';
+import { Zigbee2MqttDriver, type Zigbee2MqttOptions, type ZigbeeLog } from '../zigbee2mqtt/index.ts';
+import { type SimNetwork, type SimNetworkOptions, startSimNetwork } from './network.ts';
+
+export interface SimulatedZigbeeOptions {
+  /** Driver timings (tests shorten them). */
+  driver?: Partial<Omit<Zigbee2MqttOptions, 'url' | 'baseTopics' | 'log' | 'onStopped'>>;
+  /** Simulator options. */
+  sim?: SimNetworkOptions['sim'];
+}
+
+/** The driver of `sim` mode, and the network once it runs. */
+export function createSimulatedZigbee(
+  settings: Settings,
+  log: ZigbeeLog,
+  opts: SimulatedZigbeeOptions = {},
+): { driver: Driver; network(): SimNetwork | undefined } {
+  const z = settings.zigbee;
+  let network: SimNetwork | undefined;
+  const driver = new Zigbee2MqttDriver({
+    url: async () => {
+      network = await startSimNetwork({ baseTopics: z.base_topics, devices: z.sim_devices, sim: opts.sim });
+      log.info(
+        { url: network.url, devices: z.sim_devices, base_topics: z.base_topics },
+        'zigbee: simulated network started',
+      );
+      return network.url;
+    },
+    baseTopics: z.base_topics,
+    permitJoinSeconds: z.permit_join_seconds,
+    log,
+    ...opts.driver,
+    onStopped: async () => {
+      const n = network;
+      network = undefined;
+      await n?.stop();
+    },
+  });
+  return { driver, network: () => network };
+}
