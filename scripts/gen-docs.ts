@@ -2,8 +2,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { renderCapabilitiesDoc } from '../src/catalog/index.ts';
 import { errorsDoc, readmeWithSettings } from '../src/docs/generated.ts';
+import { asyncApiJson, openApiJson } from '../src/http/open-api/documents.ts';
 
 writeFileSync('docs/errors.md', errorsDoc());
 writeFileSync('docs/capabilities.md', renderCapabilitiesDoc());
 writeFileSync('README.md', readmeWithSettings(readFileSync('README.md', 'utf8')));
-console.log('wrote docs/errors.md, docs/capabilities.md and the settings table of README.md');
+writeFileSync('docs/openapi.json', openApiJson());
+writeFileSync('docs/asyncapi.json', asyncApiJson());
+console.log(
+  'wrote docs/errors.md, docs/capabilities.md, docs/openapi.json, docs/asyncapi.json and the settings table of README.md',
+);

@@ -4,18 +4,11 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import { type ControlServer, startControlServer } from './control/server.ts';
-import {
-  AudioArbiter,
-  type AudioSink,
-  type Clock,
-  EventBeeps,
-  MediaPlayer,
-  SoundLibrary,
-  systemClock,
-} from './core/audio/index.ts';
+import { AudioArbiter, type AudioSink, EventBeeps, MediaPlayer, SoundLibrary } from './core/audio/index.ts';
 import { DeviceRegistry, DeviceService } from './core/devices/index.ts';
 import { EventBus } from './core/event-bus.ts';
 import { type GatewayInfo, lanInterface, threePartVersion } from './core/gateway-info.ts';
+import { factoryReset } from './core/maintenance/reset.ts';
 import { RuntimeMonitor } from './core/runtime.ts';
 import { SecurityService } from './core/security.ts';
 import { SpeakerService } from './core/speaker.ts';
@@ -25,14 +18,13 @@ import { createSink, HttpAudioFetcher, onPath } from './drivers/audio/index.ts';
 import type { CameraDriver } from './drivers/camera/index.ts';
 import { type DriverOptions, loadDrivers } from './drivers/load.ts';
 import { DirectiveClient, ThirdPartyInbox } from './drivers/thirdparty/index.ts';
-import { buildApp } from './http/app.ts';
-import type { HttpContext } from './http/context.ts';
-import { cameraRoutes } from './http/routes/cameras.ts';
-import { deviceRoutes } from './http/routes/devices.ts';
-import { mediaRoutes } from './http/routes/media.ts';
-import { thirdPartyRoutes } from './http/routes/thirdparty.ts';
-import { ttsRoutes } from './http/routes/tts.ts';
-import { SseHub } from './http/sse.ts';
+import { openApiProjection } from './http/open-api/events.ts';
+import { openApiPlugin } from './http/open-api/plugin.ts';
+import type { AnswerCheck } from './http/open-api/route.ts';
+import type { OpenApiServices } from './http/open-api/services.ts';
+import { buildServer } from './http/server.ts';
+import { StreamWriter } from './http/stream/writer.ts';
+import { type Clock, systemClock } from './lib/clock.ts';
 import { type MdnsHandle, startMdns } from './mdns.ts';
 import type { Settings } from './settings/index.ts';
 import { type Db, KvStore, openDb } from './store/db.ts';
@@ -41,8 +33,12 @@ export interface GatewayOptions {
   log?: Logger;
   /** Called when a client asks for a restart (G8), after the reply is sent. */
   onRestart?: () => void;
-  /** The audio sink (default: from `audio.sink`) and the clock of playback (tests pass their own). */
-  audio?: { sink?: AudioSink; clock?: Clock };
+  /** The clock of every timer (tests move it by hand); the system clock by default. */
+  clock?: Clock;
+  /** The audio sink (default: from `audio.sink`; tests record). */
+  audio?: { sink?: AudioSink };
+  /** Tests: every success's `data` is checked against the route's declared answer schema. */
+  answerCheck?: AnswerCheck;
   /** Options of the drivers that tests replace (the camera watcher's timers, DNS lookup; Zigbee timings). */
   drivers?: DriverOptions;
 }
@@ -55,7 +51,8 @@ export interface Gateway {
   tokens: TokenService;
   security: SecurityService;
   speaker: SpeakerService;
-  sse: SseHub;
+  /** The Open API's event stream. */
+  sse: StreamWriter;
   /** The device registry (DriverHost) and the service that routes client commands to drivers. */
   devices: DeviceService;
   /** Engines registered by third parties (RegisterTTSEngine). */
@@ -101,18 +98,20 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   const idBase = Math.max(Date.now() * 1000, kv.get<number>('event_id_base', 0) + 1_000_000_000);
   kv.set('event_id_base', idBase);
   const bus = new EventBus(settings.sse.replay_size, idBase, (err) => log.error({ err }, 'event listener failed'));
-  const tokens = new TokenService(db, settings.link_window_seconds * 1000);
+  const clock = opts.clock ?? systemClock;
+  const tokens = new TokenService(db, settings.link_window_seconds * 1000, clock, bus);
   const security = new SecurityService(db, bus);
-  const clock = opts.audio?.clock ?? systemClock;
   const sink = opts.audio?.sink ?? createSink(settings.audio, log);
   const audio = new AudioArbiter({ sink, clock, library: new SoundLibrary(), log });
   const speaker = new SpeakerService(kv, bus, audio);
   const runtime = new RuntimeMonitor();
-  const sse = new SseHub(
-    bus,
-    { heartbeatMs: settings.sse.heartbeat_seconds * 1000, queueLimit: settings.sse.client_queue },
+  const sse = new StreamWriter(bus, openApiProjection, {
+    heartbeatMs: settings.sse.heartbeat_seconds * 1000,
+    queueLimit: settings.sse.client_queue,
+    clock,
     log,
-  );
+    allowOrigin: '*',
+  });
 
   let boundPort = settings.port;
   let infoCache: { at: number; info: GatewayInfo } | undefined;
@@ -134,17 +133,6 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     return infoCache.info;
   };
 
-  const ctx: HttpContext = {
-    settings,
-    log,
-    bus,
-    tokens,
-    security,
-    speaker,
-    runtime,
-    info,
-    restart: () => opts.onRestart?.(),
-  };
   const registry = new DeviceRegistry(db, bus);
   const devices = new DeviceService(registry, log);
   const tts = new TtsEngines(db);
@@ -180,16 +168,28 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     (name) => speaker.play({ kind: 'beep', name, volume: settings.audio.beep_volume, countdown: 0 }),
     settings.audio.beeps,
   );
-  const app = buildApp(ctx, {
-    sse,
-    modules: [
-      deviceRoutes(devices),
-      thirdPartyRoutes({ tokens, inbox, tts, log }),
-      ttsRoutes(speech, clips),
-      mediaRoutes(media),
-      cameraRoutes(cameras),
-    ],
-  });
+  const services: OpenApiServices = {
+    log,
+    tokens,
+    security,
+    speaker,
+    runtime,
+    info,
+    restart: () => opts.onRestart?.(),
+    devices,
+    inbox,
+    engines: tts,
+    speech,
+    clips,
+    media,
+    cameras,
+  };
+  const app = buildServer(log, [
+    {
+      prefix: '/open-api',
+      plugin: openApiPlugin({ services, stream: sse, ...(opts.answerCheck ? { answerCheck: opts.answerCheck } : {}) }),
+    },
+  ]);
 
   let control: ControlServer | undefined;
   let mdns: MdnsHandle | undefined;
@@ -268,14 +268,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       return stopping;
     },
     async reset() {
-      // One transaction: a reset that fails midway leaves every token, device and engine stored.
-      // The registry reloads itself on a failure; engines and tokens delete their rows before they
-      // forget them in memory, so they go last.
-      registry.batch(() => {
-        registry.clear();
-        tts.clear();
-        tokens.clear();
-      });
+      factoryReset(db, { registry, engines: tts, tokens });
       beeps.factoryReset();
     },
   };

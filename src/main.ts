@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { UsageError } from './cli/args.ts';
 import { parseCommandLine } from './cli/command-line.ts';
 import { controlRequest, NotRunningError } from './control/client.ts';
-import { clearDeviceData } from './core/devices/index.ts';
+import { factoryReset } from './core/maintenance/reset.ts';
 import type { PressResult, TokenInfo } from './core/tokens.ts';
 import { TokenService } from './core/tokens.ts';
 import { createGateway } from './gateway.ts';
@@ -191,12 +191,8 @@ async function main(): Promise<void> {
       await viaSocketOrStore(
         settings,
         () => controlRequest(socket, 'POST', '/reset'),
-        (t, db) => {
-          // One transaction: a reset that fails midway leaves every token, device and engine stored.
-          db.transaction(() => {
-            clearDeviceData(db);
-            t.clear();
-          })();
+        (_t, db) => {
+          factoryReset(db);
           return { reset: true };
         },
       );

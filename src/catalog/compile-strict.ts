@@ -23,6 +23,8 @@ export function compileStrict(s: Schema): Check {
     case 'string':
       return (v, path, errors) => {
         if (typeof v !== 'string') errors.push(`${path}: expected a string, got ${fmt(v)}`);
+        else if (s.maxLength !== undefined && v.length > s.maxLength)
+          errors.push(`${path}: longer than ${s.maxLength} characters`);
         else if (s.pattern && !s.pattern.test(v)) errors.push(`${path}: ${fmt(v)} is not ${s.patternDoc ?? s.pattern}`);
       };
     case 'enum': {
@@ -114,7 +116,7 @@ function compileObject(s: ObjectSchema): Check {
   const atLeastOne = s.atLeastOne;
   return (v, path, errors) => {
     if (!isObject(v)) return void errors.push(`${path}: expected an object, got ${fmt(v)}`);
-    for (const k in v) if (!known.has(k)) errors.push(`${path}.${k}: unknown field`);
+    if (!s.open) for (const k in v) if (!known.has(k)) errors.push(`${path}.${k}: unknown field`);
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i] as string;
       const val = v[k];

@@ -1,17 +1,8 @@
 /** Helpers shared by the validators: value rendering for messages and plain-object checks. */
+import { isObject } from '../lib/object.ts';
 
-/** A value as messages show it: strings quoted, numbers plain, containers by kind. */
-export function fmt(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}...` : v);
-  if (typeof v === 'number' || typeof v === 'boolean' || v === null || v === undefined) return String(v);
-  if (Array.isArray(v)) return 'an array';
-  return typeof v === 'object' ? 'an object' : typeof v;
-}
-
-/** True for a JSON object (not null, not an array). */
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export { fmt } from '../lib/format.ts';
+export { isObject };
 
 /** ISO 8601 date-time, with Z or an offset; seconds and fractions optional. */
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;

@@ -20,6 +20,8 @@ export interface NumberSchema extends Base {
 }
 export interface StringSchema extends Base {
   kind: 'string';
+  /** Longest length in UTF-16 code units. */
+  maxLength?: number;
   pattern?: RegExp;
   /** How the pattern reads in messages and docs. */
   patternDoc?: string;
@@ -42,6 +44,12 @@ export interface ObjectSchema extends Base {
   exactlyOne?: readonly (readonly string[])[];
   /** At least one of these fields must be present. */
   atLeastOne?: readonly string[];
+  /**
+   * Fields not declared are allowed (and ignored). Request bodies of the REST routes are open:
+   * clients send fields of other gateway versions, and refusing them would break those clients.
+   * Capability bodies are closed: an unknown field there is a mistake worth naming.
+   */
+  open?: boolean;
 }
 export interface ArraySchema extends Base {
   kind: 'array';

@@ -1,11 +1,17 @@
 /**
- * The one event bus of the process. Every change is one typed event with a monotonic id; the
- * bus keeps the last `capacity` events in a ring so that stream clients can resume with
- * Last-Event-ID. Subscribers are called synchronously, in order; a throwing subscriber is
- * isolated from the others.
+ * The one event bus of the process: domain events. Every change is one typed event with a
+ * monotonic id; the bus keeps the last `capacity` events in a ring so that stream clients can
+ * resume with Last-Event-ID. Subscribers are called synchronously, in order; a throwing
+ * subscriber is isolated from the others. Which events a client of the Open API stream sees, and
+ * under which name, is that stream's projection (src/http/open-api/events.ts): the events of the
+ * link window and of tokens never reach Open API clients.
  */
 
-/** Event payloads by name; the name is `<module>#<messageType>` and the stream adds the version. */
+/**
+ * Event payloads by name (`<module>#<messageType>`). The device, security and bridge events are
+ * the Open API's (the stream adds the version: `device#v2#addDevice`); the others are the
+ * gateway's own.
+ */
 export interface EventPayloads {
   'device#addDevice': { payload: Record<string, unknown> };
   'device#updateDeviceState': { endpoint: Endpoint; payload: Record<string, unknown> };
@@ -17,6 +23,14 @@ export interface EventPayloads {
   'device#deleteDevice': { endpoint: Endpoint };
   'security#updateArmState': { payload: { arm_state: 'arming' | 'disarming'; detail: { sid: number; name: string } } };
   'bridge#updateAlarmState': { payload: { alarm_state: string } };
+  /** Apps polling G1 that wait for approval (the console shows its pop-up). */
+  'link#waiting': { payload: { apps: string[] } };
+  /** The link window opened or closed, or an app was approved or denied. */
+  'link#window': { payload: { open: boolean; until: string | null } };
+  /** A token was revoked: its streams end. */
+  'token#revoked': { payload: { token_id: string } };
+  /** Every token was cleared (factory reset): every stream ends. */
+  'token#cleared': { payload: Record<string, never> };
 }
 
 export interface Endpoint {

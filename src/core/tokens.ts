@@ -1,5 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../lib/clock.ts';
+import { systemClock } from '../lib/clock.ts';
 import type { Db } from '../store/db.ts';
+import type { EventBus } from './event-bus.ts';
 
 /** A stored token as the CLI and the console see it; the token itself is never stored. */
 export interface TokenInfo {
@@ -51,39 +54,43 @@ export class TokenService {
   private readonly waiting = new Map<string, number>();
   private readonly dirtyLastUsed = new Set<string>();
   private lastFlush = 0;
-  private readonly listeners = new Set<(apps: string[]) => void>();
 
+  /** `bus` carries the link and token events (apps waiting, revocations) to the console and the streams. */
   constructor(
     private readonly db: Db,
     private readonly windowMs: number,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
+    private readonly bus?: EventBus,
   ) {
     for (const row of db.prepare<[], Row>('SELECT * FROM tokens').all()) this.byHash.set(row.hash.toString('hex'), row);
   }
 
   /** Opens the link window (the hardware button or the console confirmation). */
   press(): PressResult {
-    const now = this.now();
+    const now = this.clock.now();
     this.windowUntil = now + this.windowMs;
     this.issued = new Map();
+    this.bus?.publish('link#window', { payload: this.windowState() });
     return { window_until: new Date(this.windowUntil).toISOString(), waiting_apps: this.waitingApps() };
   }
 
   /** Closes the link window now. */
   closeWindow(): void {
+    const wasOpen = this.clock.now() < this.windowUntil;
     this.windowUntil = 0;
     this.issued = new Map();
+    if (wasOpen) this.bus?.publish('link#window', { payload: { open: false, until: null } });
   }
 
   /** Whether the link window is open, and until when. */
   windowState(): { open: boolean; until: string | null } {
-    const open = this.now() < this.windowUntil;
+    const open = this.clock.now() < this.windowUntil;
     return { open, until: open ? new Date(this.windowUntil).toISOString() : null };
   }
 
   /** Apps that polled for a token recently and are not yet served. */
   waitingApps(): string[] {
-    const cutoff = this.now() - WAITING_MS;
+    const cutoff = this.clock.now() - WAITING_MS;
     const apps: string[] = [];
     for (const [app, at] of this.waiting) {
       if (at < cutoff) this.waiting.delete(app);
@@ -92,16 +99,10 @@ export class TokenService {
     return apps;
   }
 
-  /** Calls `fn` when a new app starts waiting for approval (the console shows its pop-up then). */
-  onWaiting(fn: (apps: string[]) => void): () => void {
-    this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
-  }
-
   /** Answers one G1 poll: a token inside the window, else a refusal. */
   poll(appName: string | undefined): Grant {
     const key = appName ?? '';
-    const now = this.now();
+    const now = this.clock.now();
     if (now >= this.windowUntil) {
       const isNew = !this.waiting.has(key);
       if (isNew && this.waiting.size >= MAX_WAITING) {
@@ -110,7 +111,7 @@ export class TokenService {
       }
       this.waiting.delete(key);
       this.waiting.set(key, now);
-      if (isNew) for (const fn of this.listeners) fn(this.waitingApps());
+      if (isNew) this.bus?.publish('link#waiting', { payload: { apps: this.waitingApps() } });
       return { ok: false };
     }
     this.waiting.delete(key);
@@ -130,7 +131,7 @@ export class TokenService {
       id: this.newId(),
       hash: hashToken(token),
       app_name: appName,
-      created_at: new Date(this.now()).toISOString(),
+      created_at: new Date(this.clock.now()).toISOString(),
       last_used_at: null,
     };
     this.db
@@ -154,15 +155,15 @@ export class TokenService {
     const hash = hashToken(token);
     const row = this.byHash.get(hash.toString('hex'));
     if (!row || !timingSafeEqual(row.hash, hash)) return null;
-    row.last_used_at = new Date(this.now()).toISOString();
+    row.last_used_at = new Date(this.clock.now()).toISOString();
     this.dirtyLastUsed.add(row.id);
-    if (this.now() - this.lastFlush > LAST_USED_FLUSH_MS) this.flush();
+    if (this.clock.now() - this.lastFlush > LAST_USED_FLUSH_MS) this.flush();
     return toInfo(row);
   }
 
   /** Writes pending last-used times (they are kept in memory between flushes). */
   flush(): void {
-    this.lastFlush = this.now();
+    this.lastFlush = this.clock.now();
     if (this.dirtyLastUsed.size === 0) return;
     const stmt = this.db.prepare('UPDATE tokens SET last_used_at = ? WHERE id = ?');
     const rows = [...this.byHash.values()].filter((r) => this.dirtyLastUsed.has(r.id));
@@ -182,14 +183,24 @@ export class TokenService {
     const changes = this.db.prepare('DELETE FROM tokens WHERE id = ?').run(id).changes;
     for (const [key, row] of this.byHash) if (row.id === id) this.byHash.delete(key);
     for (const [app, token] of this.issued) if (!this.verifyQuiet(token)) this.issued.delete(app);
+    if (changes > 0) this.bus?.publish('token#revoked', { payload: { token_id: id } });
     return changes > 0;
   }
 
-  /** Clears every token (factory reset). */
-  clear(): void {
+  /**
+   * Clears every token (factory reset). `announce` false leaves the `token#cleared` event (which
+   * ends every stream) to the caller: a reset announces it after the other events of the reset.
+   */
+  clear(announce = true): void {
     this.db.prepare('DELETE FROM tokens').run();
     this.byHash.clear();
     this.closeWindow();
+    if (announce) this.announceCleared();
+  }
+
+  /** Tells the streams that every token is gone. */
+  announceCleared(): void {
+    this.bus?.publish('token#cleared', { payload: {} });
   }
 
   private verifyQuiet(token: string): boolean {

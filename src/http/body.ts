@@ -94,16 +94,3 @@ export function installBodyParser(app: FastifyInstance): void {
     }
   });
 }
-
-/** Whether a value is a plain JSON object (not an array, not null). */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** Reads the body as an object, or fails with 400 naming what was sent instead. */
-export function bodyObject(body: unknown): Record<string, unknown> {
-  if (body === undefined || body === null) return {};
-  if (!isObject(body))
-    throw new ApiError(400, `body must be a JSON object, got ${Array.isArray(body) ? 'an array' : typeof body}`);
-  return body;
-}

@@ -271,7 +271,7 @@ describe('POST media/audio-player', () => {
 
   const refused: [string, unknown, RegExp][] = [
     ['no audio_url', {}, /^audio_url: required$/],
-    ['a number', { audio_url: 5 }, /^audio_url: must be a non-empty string$/],
+    ['a number', { audio_url: 5 }, /^audio_url: expected a string, got 5$/],
     ['an empty string', { audio_url: '' }, /must be a non-empty string/],
     ['not a URL', { audio_url: 'tone.wav' }, /"tone.wav" is not a URL/],
     ['a file URL', { audio_url: 'file:///etc/passwd' }, /file: URLs are not fetched \(http and https only\)/],

@@ -157,14 +157,14 @@ describe('a registered engine (the TTS add-on)', () => {
   const bad: [string, string, unknown, RegExp][] = [
     ['an unknown engine', 'tts/engine/nope/synthesize', { text: 'x' }, /^engine: no TTS engine has id "nope"$/],
     ['no text', 'tts/engine/{id}/synthesize', {}, /^text: required$/],
-    ['an empty text', 'tts/engine/{id}/synthesize', { text: '   ' }, /^text: must not be empty$/],
-    ['a number as text', 'tts/speak', { text: 5 }, /^text: 5 is not a string$/],
+    ['an empty text', 'tts/engine/{id}/synthesize', { text: '   ' }, /^text: " {3}" is not a non-empty text$/],
+    ['a number as text', 'tts/speak', { text: 5 }, /^text: expected a string, got 5$/],
     ['a text of 2001 characters', 'tts/speak', { text: 'a'.repeat(2001) }, /^text: longer than 2000 characters$/],
     [
       'a label that is not a string',
       'tts/engine/{id}/synthesize',
       { text: 'x', label: [] },
-      /^label: \[\] is not a string$/,
+      /^label: expected a string, got an array$/,
     ],
     [
       'a language with spaces',
@@ -173,7 +173,7 @@ describe('a registered engine (the TTS add-on)', () => {
       /^language: "en US" is not a language tag/,
     ],
     ['a volume of 200', 'tts/speak', { text: 'x', volume: 200 }, /^volume: 200 is above max 100$/],
-    ['an engine id that is not a string', 'tts/speak', { text: 'x', engine: 1 }, /^engine: 1 is not a string$/],
+    ['an engine id that is not a string', 'tts/speak', { text: 'x', engine: 1 }, /^engine: expected a string, got 1$/],
     ['a body that is not an object', 'tts/speak', [1], /body/],
   ];
   for (const [what, path, body, message] of bad) {

@@ -89,8 +89,8 @@ describe('devices (D3, D4, D5) and persistence', () => {
 
   test('D4 refuses bad bodies with 400 naming the field, and unknown devices with 110000', async () => {
     const cases: [unknown, RegExp][] = [
-      [{ name: 5 }, /^name: 5 is not a string/],
-      [{ name: '  ' }, /^name: must not be empty/],
+      [{ name: 5 }, /^name: expected a string, got 5/],
+      [{ name: '  ' }, /^name: " {2}" is not a non-empty name/],
       [{ tags: [1] }, /^tags: /],
       [{ tags: { temperature_unit: 'kelvin' } }, /tags\.temperature_unit/],
       [{ state: { power: { powerState: 'dim' } } }, /state\.power\.powerState/],

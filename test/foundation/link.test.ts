@@ -7,8 +7,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { EventBus } from '../../src/core/event-bus.ts';
 import { TokenService } from '../../src/core/tokens.ts';
 import { openDb } from '../../src/store/db.ts';
+import { ManualClock } from '../helpers/clock.ts';
 import { call, rest, startGateway } from '../helpers/foundation.ts';
 
 const REFUSED = { error: 401, data: {}, message: 'link button not pressed' };
@@ -198,16 +200,19 @@ describe('link flow over HTTP', () => {
 
 describe('TokenService with a fake clock', () => {
   function service(windowMs = 300_000) {
-    let now = Date.parse('2024-01-01T00:00:00.000Z');
+    const clock = new ManualClock(Date.parse('2024-01-01T00:00:00.000Z'));
     const db = openDb(':memory:');
-    const tokens = new TokenService(db, windowMs, () => now);
-    return { tokens, db, tick: (ms: number) => (now += ms) };
+    const bus = new EventBus(100);
+    const tokens = new TokenService(db, windowMs, clock, bus);
+    return { tokens, db, bus, tick: (ms: number) => clock.advance(ms) };
   }
 
-  it('refuses before any press and tells listeners which app waits (once per app)', () => {
-    const { tokens } = service();
+  it('refuses before any press and tells the bus which app waits (once per app)', () => {
+    const { tokens, bus } = service();
     const calls: string[][] = [];
-    tokens.onWaiting((apps) => calls.push(apps));
+    bus.subscribe((e) => {
+      if (e.name === 'link#waiting') calls.push((e.data as { payload: { apps: string[] } }).payload.apps);
+    });
     assert.deepEqual(tokens.poll('A'), { ok: false });
     assert.deepEqual(tokens.poll('A'), { ok: false });
     assert.deepEqual(tokens.poll('B'), { ok: false });

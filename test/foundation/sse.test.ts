@@ -10,7 +10,9 @@ import { after, before, describe, it } from 'node:test';
 import { EventSource } from 'eventsource';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { EventBus } from '../../src/core/event-bus.ts';
-import { SseHub } from '../../src/http/sse.ts';
+import { openApiProjection } from '../../src/http/open-api/events.ts';
+import { StreamWriter } from '../../src/http/stream/writer.ts';
+import { systemClock } from '../../src/lib/clock.ts';
 import {
   call,
   eventually,
@@ -331,10 +333,10 @@ describe('edges of the stream', () => {
 
   it('a stream opened while the gateway stops is told to retry and ended, so the stop completes', async (t) => {
     const bus = new EventBus(10_000);
-    const hub = new SseHub(bus, { heartbeatMs: 1000, queueLimit: 10 });
+    const hub = new StreamWriter(bus, openApiProjection, { heartbeatMs: 1000, queueLimit: 10, clock: systemClock });
     hub.start();
     hub.stop();
-    const server = createServer((_req, res) => hub.attach(res, 'v2', null));
+    const server = createServer((_req, res) => hub.attach(res, { variant: 'v2', principal: 'p' }, null));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     t.after(() => new Promise<void>((r) => server.close(() => r())));
     const addr = server.address() as { port: number };

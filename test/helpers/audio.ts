@@ -3,48 +3,14 @@
  * waits real seconds), a gateway whose speaker is a recording sink on that clock, and the
  * measures used to compare what the sink received.
  */
-import type { Clock } from '../../src/core/audio/clock.ts';
+
 import { type Pcm, SAMPLE_RATE } from '../../src/core/audio/pcm.ts';
+import { ManualClock } from './clock.ts';
+
+export { ManualClock } from './clock.ts';
+
 import { RecordingSink } from '../../src/drivers/audio/recording-sink.ts';
 import { type StartOptions, startGateway, type TestGateway } from './foundation.ts';
-
-/** A clock that moves only when told; timers fire in order as it passes them. */
-export class ManualClock implements Clock {
-  private timers: { at: number; seq: number; fn: () => void }[] = [];
-  private seq = 0;
-
-  constructor(private t = Date.UTC(2025, 0, 1)) {}
-
-  now(): number {
-    return this.t;
-  }
-
-  setTimer(ms: number, fn: () => void): () => void {
-    const timer = { at: this.t + Math.max(0, ms), seq: this.seq++, fn };
-    this.timers.push(timer);
-    return () => {
-      this.timers = this.timers.filter((x) => x !== timer);
-    };
-  }
-
-  /** Moves time forward by `ms`, firing each timer due on the way at its own time. */
-  advance(ms: number): void {
-    const target = this.t + ms;
-    for (;;) {
-      const due = this.timers.filter((x) => x.at <= target).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
-      if (!due) break;
-      this.timers = this.timers.filter((x) => x !== due);
-      this.t = due.at;
-      due.fn();
-    }
-    this.t = target;
-  }
-
-  /** Timers not yet fired. */
-  pending(): number {
-    return this.timers.length;
-  }
-}
 
 export interface AudioGateway extends TestGateway {
   clock: ManualClock;
@@ -55,7 +21,7 @@ export interface AudioGateway extends TestGateway {
 export async function startAudioGateway(opts: StartOptions = {}): Promise<AudioGateway> {
   const clock = new ManualClock();
   const sink = new RecordingSink(clock);
-  const g = await startGateway({ ...opts, gatewayOptions: { ...opts.gatewayOptions, audio: { sink, clock } } });
+  const g = await startGateway({ ...opts, gatewayOptions: { ...opts.gatewayOptions, audio: { sink }, clock } });
   return Object.assign(g, { clock, sink });
 }
 

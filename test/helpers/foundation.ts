@@ -9,6 +9,7 @@ import { type ClientRequest, type IncomingMessage, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
+import type { AnswerCheck } from '../../src/http/open-api/route.ts';
 import { loadSettings, type Settings } from '../../src/settings/index.ts';
 
 type Nested = Record<string, unknown>;
@@ -79,7 +80,10 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
 }
 
 async function launch(opts: StartOptions, dataDir: string, ownDir: boolean): Promise<TestGateway> {
-  const gateway = createGateway(testSettings(dataDir, opts.overrides), opts.gatewayOptions);
+  // Every answer of every test gateway is checked against the schema its route declares (the
+  // OpenAPI document's): a test that got an undeclared answer fails when its gateway stops.
+  const answerCheck: AnswerCheck = opts.gatewayOptions?.answerCheck ?? { violations: [] };
+  const gateway = createGateway(testSettings(dataDir, opts.overrides), { ...opts.gatewayOptions, answerCheck });
   let url: string;
   try {
     url = await gateway.start();
@@ -94,6 +98,10 @@ async function launch(opts: StartOptions, dataDir: string, ownDir: boolean): Pro
     stopped = true;
     await gateway.stop();
     if (removeDir && ownDir) rmSync(dataDir, { recursive: true, force: true });
+    if (answerCheck.violations.length > 0)
+      throw new Error(
+        `answers outside their declared schema: ${JSON.stringify(answerCheck.violations).slice(0, 2000)}`,
+      );
   };
   return {
     gateway,

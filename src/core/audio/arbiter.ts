@@ -1,4 +1,4 @@
-import type { Clock } from './clock.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { durationMs, type Pcm, rotate, samplesFor, sliceFrom } from './pcm.ts';
 import type { AudioSink, SinkPlayback } from './sink.ts';
 import { gainOf, scalePcm } from './volume.ts';

@@ -1,4 +1,6 @@
 /** Audio of the gateway: one PCM format, the sink contract, the arbiter, sounds, volume, media by URL. */
+
+export { type Clock, systemClock } from '../../lib/clock.ts';
 export {
   type ArbiterOptions,
   AudioArbiter,
@@ -9,7 +11,6 @@ export {
   type PlayRequest,
   type PlayResult,
 } from './arbiter.ts';
-export { type Clock, systemClock } from './clock.ts';
 export { decodeAudio, decodeMp3, sniffAudio } from './decode.ts';
 export { type BeepSwitches, EventBeeps } from './event-beeps.ts';
 export { SOUNDS_DIR, SoundLibrary } from './library.ts';

@@ -3,8 +3,9 @@
  * spoken to with directives) and the built-in eSpeak NG, listed alike; synthesis through any of
  * them; and speaking a text in one call (synthesise, fetch the audio, play it as speech).
  */
+
+import type { Clock } from '../../lib/clock.ts';
 import type { AudioArbiter } from '../audio/arbiter.ts';
-import type { Clock } from '../audio/clock.ts';
 import type { MediaPlayer } from '../audio/media.ts';
 import { durationMs } from '../audio/pcm.ts';
 import type { AudioRef, SpeechEngine, Synthesis, SynthesisRequest, TtsOutcome, Voice } from './engine.ts';

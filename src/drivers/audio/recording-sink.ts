@@ -1,6 +1,6 @@
-import type { Clock } from '../../core/audio/clock.ts';
 import { durationMs, type Pcm } from '../../core/audio/pcm.ts';
 import type { AudioSink, SinkClip, SinkEnd, SinkPlayback } from '../../core/audio/sink.ts';
+import type { Clock } from '../../lib/clock.ts';
 
 /** One clip the recording sink was given. */
 export interface Recorded {

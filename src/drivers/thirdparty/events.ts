@@ -13,6 +13,7 @@ import {
 } from '../../catalog/index.ts';
 import type { DeviceAnnouncement, DeviceRecord, DriverHost } from '../../core/devices/contract.ts';
 import type { DeviceEventInbox, InboundEvent, InboundResult } from '../../core/devices/inbox.ts';
+import { checkServiceAddress } from '../../lib/service-address.ts';
 import { type Log, THIRDPARTY_DRIVER } from './driver.ts';
 
 /** At most this many endpoints in one DiscoveryRequest. */
@@ -47,22 +48,6 @@ function str(o: Record<string, unknown>, key: string, path: string, errors: stri
 function optStr(o: Record<string, unknown>, key: string, path: string, errors: string[]): string | undefined {
   if (o[key] === undefined || o[key] === null) return undefined;
   return str(o, key, path, errors, { empty: true });
-}
-
-/** A service address must be an absolute http(s) URL (an empty one is INVALID_PARAMETERS, spec 4.4). */
-export function checkServiceAddress(v: unknown, path: string, errors: string[]): string | undefined {
-  if (typeof v !== 'string' || v.trim() === '') {
-    errors.push(`${path}: ${v === undefined ? 'required' : `${fmt(v)} is not a service address`}`);
-    return undefined;
-  }
-  try {
-    const url = new URL(v.trim());
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
-    return v.trim();
-  } catch {
-    errors.push(`${path}: ${fmt(v)} is not an http(s) URL`);
-    return undefined;
-  }
 }
 
 export class ThirdPartyInbox implements DeviceEventInbox {
@@ -123,7 +108,9 @@ export class ThirdPartyInbox implements DeviceEventInbox {
       const firmware = str(e, 'firmware_version', p, errors, { empty: true });
       const hostname = optStr(e, 'hostname', p, errors);
       const mac = optStr(e, 'mac_address', p, errors);
-      const address = checkServiceAddress(e.service_address, `${p}.service_address`, errors);
+      const checked = checkServiceAddress(e.service_address, `${p}.service_address`);
+      if (!checked.ok) errors.push(checked.message);
+      const address = checked.ok ? checked.url : undefined;
       const category = e.display_category;
       if (category === 'camera') errors.push(`${p}.display_category: cameras cannot be synced by DiscoveryRequest`);
       else if (!isDisplayCategory(category))

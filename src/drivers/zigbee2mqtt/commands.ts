@@ -3,7 +3,7 @@
  * the expected state message, for Zigbee2MQTT's failure line on bridge/logging, or for its
  * deadline, whichever comes first.
  */
-import type { Clock, TimerHandle } from '../../lib/clock.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { type Expectation, meets } from '../../zigbee/index.ts';
 
 export type Verb = 'set' | 'get';
@@ -32,26 +32,24 @@ export class DeviceWaiters {
     send: () => Promise<Error | undefined>,
   ): Promise<Confirmation> {
     return new Promise((resolve) => {
-      let timer: TimerHandle | undefined;
+      let cancel: (() => void) | undefined;
       const waiter: Waiter = {
         verb,
         expect,
         met: new Set(),
         done: (r) => {
-          clock.clearTimeout(timer);
+          cancel?.();
           this.waiters.delete(waiter);
           resolve(r);
         },
       };
       if (expect.length > 0) {
         this.waiters.add(waiter);
-        timer = clock.setTimeout(
-          () =>
-            waiter.done({
-              ok: false,
-              message: `Zigbee2MQTT did not ${verb === 'set' ? 'confirm the new state' : 'answer'} within ${waitMs} ms`,
-            }),
-          waitMs,
+        cancel = clock.setTimer(waitMs, () =>
+          waiter.done({
+            ok: false,
+            message: `Zigbee2MQTT did not ${verb === 'set' ? 'confirm the new state' : 'answer'} within ${waitMs} ms`,
+          }),
         );
       }
       void send().then((err) => {

@@ -260,12 +260,12 @@ export class Zigbee2MqttDriver implements Driver {
   ): Promise<Z2mResponse> {
     const transaction = randomUUID();
     return new Promise((resolve) => {
-      const timer = this.clock.setTimeout(() => {
+      const cancel = this.clock.setTimer(waitMs, () => {
         this.requests.delete(transaction);
         resolve({ status: 'error', error: `no answer within ${waitMs} ms`, timedOut: true });
-      }, waitMs);
+      });
       this.requests.set(transaction, (r) => {
-        this.clock.clearTimeout(timer);
+        cancel();
         this.requests.delete(transaction);
         resolve(r);
       });

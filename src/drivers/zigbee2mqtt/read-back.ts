@@ -5,7 +5,7 @@
  * report, paced so that a large network is not flooded (Zigbee2MQTT queues each read as a Zigbee
  * request). Sleeping end devices are not asked: they would not answer, and report on their own.
  */
-import type { Clock, TimerHandle } from '../../lib/clock.ts';
+import type { Clock } from '../../lib/clock.ts';
 
 /** One read to send: who, and what to publish. */
 export interface ReadRequest {
@@ -17,7 +17,7 @@ export interface ReadRequest {
 
 export class ReadBackQueue {
   private readonly queue = new Map<string, ReadRequest>();
-  private timer: TimerHandle | undefined;
+  private cancel: (() => void) | undefined;
   private stopped = false;
 
   constructor(
@@ -30,7 +30,7 @@ export class ReadBackQueue {
     if (this.stopped) return;
     this.queue.delete(request.key);
     this.queue.set(request.key, request);
-    this.schedule(this.timer === undefined ? 0 : this.paceMs);
+    this.schedule(0);
   }
 
   /** Forgets the reads of devices for which `drop` holds. */
@@ -45,17 +45,16 @@ export class ReadBackQueue {
   stop(): void {
     this.stopped = true;
     this.queue.clear();
-    this.clock.clearTimeout(this.timer);
-    this.timer = undefined;
+    this.cancel?.();
+    this.cancel = undefined;
   }
 
   private schedule(ms: number): void {
-    if (this.timer !== undefined || this.queue.size === 0) return;
-    this.timer = this.clock.setTimeout(() => {
-      this.timer = undefined;
+    if (this.cancel !== undefined || this.queue.size === 0) return;
+    this.cancel = this.clock.setTimer(ms, () => {
+      this.cancel = undefined;
       this.next();
-    }, ms);
-    this.timer.unref?.();
+    });
   }
 
   private next(): void {

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { TokenInfo, TokenService } from '../core/tokens.ts';
+import type { TokenInfo, TokenService } from '../../core/tokens.ts';
 import { sendFailure } from './envelope.ts';
 
 declare module 'fastify' {

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, type ErrorCodeValue, errorMessages } from '../catalog/errors.ts';
+import { ApiError, type ErrorCodeValue, errorMessages } from '../../catalog/errors.ts';
 
 /** The REST envelope of spec 2.2. */
 export interface Envelope<T = Record<string, unknown>> {

@@ -1,0 +1,100 @@
+/**
+ * The Open API's event stream (spec 6, COMPAT.md): which domain events its clients see, under
+ * which names (`<module>#<version>#<messageType>`, the version of the URL the stream was opened
+ * on), with which payloads; and the stream route `GET /open-api/{v1,v2}/sse/bridge?access_token=`.
+ * A revoked token's streams end at once; a factory reset ends them all. The AsyncAPI document is
+ * generated from these declarations.
+ */
+import type { FastifyInstance } from 'fastify';
+import { any, bool, int, map, obj, oneOf, opt, type Schema, str } from '../../catalog/schema.ts';
+import type { BusEvent, EventName } from '../../core/event-bus.ts';
+import type { TokenService } from '../../core/tokens.ts';
+import { GAP_EVENT, type Projection, type StreamWriter } from '../stream/writer.ts';
+import { deviceObject } from './wire.ts';
+
+const endpoint = obj({
+  serial_number: str(),
+  third_serial_number: opt(str({ doc: 'devices connected through the open interface' })),
+});
+
+/** Every event an Open API client sees, with the schema of its `data`. */
+export const OPEN_API_EVENTS: Readonly<Partial<Record<EventName, { summary: string; data: Schema }>>> = {
+  'device#addDevice': { summary: 'A device was added', data: obj({ payload: deviceObject }) },
+  'device#updateDeviceState': {
+    summary: 'What changed of a device state (a press is always an event)',
+    data: obj({ endpoint, payload: map(any(), { doc: 'capability -> its new state' }) }),
+  },
+  'device#updateDeviceInfo': {
+    summary: "A device's name, capabilities or tags changed (`tags` only when they changed; null: removed)",
+    data: obj({
+      endpoint,
+      payload: obj({ name: str(), capabilities: opt(any('capability objects')), tags: opt(any('object or null')) }),
+    }),
+  },
+  'device#updateDeviceOnline': {
+    summary: 'A device went online or offline',
+    data: obj({ endpoint, payload: obj({ online: bool() }) }),
+  },
+  'device#deleteDevice': { summary: 'A device was removed', data: obj({ endpoint }) },
+  'security#updateArmState': {
+    summary: 'A security mode was armed or disarmed',
+    data: obj({
+      payload: obj({ arm_state: oneOf('arming', 'disarming'), detail: obj({ sid: int(), name: str() }) }),
+    }),
+  },
+  'bridge#updateAlarmState': {
+    summary: 'The alarm state changed',
+    data: obj({ payload: obj({ alarm_state: str() }) }),
+  },
+};
+
+/** The gap event a resuming client gets when events it missed are gone. */
+export const GAP_EVENT_DATA: Schema = obj({
+  payload: obj({
+    last_event_id: int(),
+    oldest_event_id: opt(int({ doc: 'null when none is kept' })),
+    current_event_id: int(),
+  }),
+});
+export { GAP_EVENT };
+
+/** The Open API clients' view of the bus. */
+export const openApiProjection: Projection = {
+  project(event: BusEvent, version: string) {
+    if (!OPEN_API_EVENTS[event.name]) return undefined;
+    return { name: `${event.module}#${version}#${event.type}`, json: event.json };
+  },
+  ends(event: BusEvent) {
+    if (event.name === 'token#revoked') return [(event.data as { payload: { token_id: string } }).payload.token_id];
+    if (event.name === 'token#cleared') return ['*'];
+    return undefined;
+  },
+};
+
+const INVALID_TOKEN = JSON.stringify({ error: 401, data: {}, message: 'invalid access_token' });
+
+function parseLastEventId(header: unknown, query: unknown): number | null {
+  const raw = (Array.isArray(header) ? header[0] : header) ?? query;
+  if (typeof raw !== 'string' || !/^\d{1,16}$/.test(raw.trim())) return null;
+  return Number(raw.trim());
+}
+
+/** The stream route of one API version: GET /open-api/<v>/sse/bridge?access_token=... */
+export function streamRoute(tokens: TokenService, writer: StreamWriter, version: string) {
+  return async (app: FastifyInstance) => {
+    app.get('/bridge', async (req, reply) => {
+      const query = req.query as Record<string, unknown>;
+      const token = tokens.verify(typeof query.access_token === 'string' ? query.access_token : undefined);
+      // 401, not 200 and not 5xx: EventSource clients stop instead of retrying forever.
+      if (!token) return reply.code(401).type('application/json; charset=utf-8').send(INVALID_TOKEN);
+      // HEAD gets the head of a stream and no body (a stream that never ends would hang it).
+      if (req.method === 'HEAD') return reply.code(200).type('text/event-stream; charset=utf-8').send();
+      reply.hijack();
+      writer.attach(
+        reply.raw,
+        { variant: version, principal: token.id },
+        parseLastEventId(req.headers['last-event-id'], query.lastEventId),
+      );
+    });
+  };
+}

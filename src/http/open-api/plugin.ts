@@ -1,0 +1,111 @@
+/**
+ * The Open API as one Fastify plugin under `/open-api`, carrying its conventions: every REST path
+ * under both trees (`v1`, `v2`, the segment in any case), every failure HTTP 200 with the envelope
+ * (clients drop non-2xx bodies), an unknown path HTTP 404 with the envelope, permissive CORS (its
+ * clients are apps and servers; tokens travel in headers, not cookies), the event stream, and the
+ * generated OpenAPI and AsyncAPI documents. Every module of routes registers in MODULES.
+ */
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../../catalog/errors.ts';
+import type { StreamWriter } from '../stream/writer.ts';
+import { asyncApiDocument } from './asyncapi.ts';
+import { fail, sendFailure } from './envelope.ts';
+import { streamRoute } from './events.ts';
+import { openApiDocument } from './openapi.ts';
+import { type AnswerCheck, type RouteSpec, registerRoutes } from './route.ts';
+import { cameraRoutes } from './routes/cameras.ts';
+import { deviceRoutes } from './routes/devices.ts';
+import { gatewayRoutes } from './routes/gateway.ts';
+import { mediaRoutes } from './routes/media.ts';
+import { securityRoutes } from './routes/security.ts';
+import { thirdPartyRoutes } from './routes/thirdparty.ts';
+import { ttsRoutes } from './routes/tts.ts';
+import type { OpenApiServices } from './services.ts';
+
+/** API versions served; every REST and stream path exists under each (COMPAT.md). */
+export const API_VERSIONS = ['v1', 'v2'] as const;
+
+/** The modules of the Open API, in the order of the spec. A new module is one more line here. */
+const MODULES: readonly ((s: OpenApiServices, onClose: (fn: () => void) => void) => RouteSpec[])[] = [
+  gatewayRoutes,
+  securityRoutes,
+  deviceRoutes,
+  thirdPartyRoutes,
+  ttsRoutes,
+  mediaRoutes,
+  cameraRoutes,
+];
+
+/** Every route declaration (also for the documents, with services that are never called). */
+export function openApiRoutes(s: OpenApiServices, onClose: (fn: () => void) => void = () => {}): RouteSpec[] {
+  return MODULES.flatMap((m) => m(s, onClose));
+}
+
+export interface OpenApiOptions {
+  services: OpenApiServices;
+  stream: StreamWriter;
+  /** Tests: every success's `data` is checked against the declared answer schema. */
+  answerCheck?: AnswerCheck;
+}
+
+/** The plugin; register it with `{ prefix: '/open-api' }`. */
+export function openApiPlugin(opts: OpenApiOptions) {
+  return async (scope: FastifyInstance) => {
+    const closers: (() => void)[] = [];
+    const routes = openApiRoutes(opts.services, (fn) => closers.push(fn));
+    scope.addHook('preClose', (done) => {
+      for (const fn of closers) fn();
+      done();
+    });
+
+    // A callback hook, not an async one: it runs on every request, and a promise per request costs.
+    scope.addHook('onRequest', (req, reply, done) => {
+      reply.header('Access-Control-Allow-Origin', '*');
+      if (req.method === 'OPTIONS') {
+        reply
+          .code(204)
+          .header('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE, OPTIONS')
+          .header('Access-Control-Allow-Headers', 'Authorization, Content-Type, Last-Event-ID')
+          .header('Access-Control-Max-Age', '86400')
+          .send();
+        return;
+      }
+      done();
+    });
+
+    scope.setErrorHandler((err: Error & { code?: string; validation?: unknown; statusCode?: number }, req, reply) => {
+      if (err instanceof ApiError) return sendFailure(reply, err.error, err.message);
+      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendFailure(reply, 400, 'body is larger than 1 MiB');
+      // A client fault Fastify or Node reports (a 4xx status: e.g. a body cut off by the client) is no server fault.
+      const status = err.statusCode;
+      const clientFault = status !== undefined && status >= 400 && status < 500;
+      if (err.validation || err.code?.startsWith('FST_ERR_CTP') || err.code === 'FST_ERR_BAD_URL' || clientFault)
+        return sendFailure(reply, 400, err.message);
+      opts.services.log.error({ err, url: req.url, method: req.method }, 'request failed');
+      return sendFailure(reply, 500, 'server exception');
+    });
+
+    scope.setNotFoundHandler((req, reply) => {
+      reply.code(404).send(fail(404, `not found: ${req.method} ${req.url.split('?')[0]}`));
+    });
+
+    for (const version of API_VERSIONS) {
+      scope.register(
+        async (tree) => {
+          registerRoutes(tree, routes, version, {
+            verify: (t) => opts.services.tokens.verify(t) ?? undefined,
+            ...(opts.answerCheck ? { answerCheck: opts.answerCheck } : {}),
+          });
+        },
+        { prefix: `/${version}/rest` },
+      );
+      scope.register(streamRoute(opts.services.tokens, opts.stream, version), { prefix: `/${version}/sse` });
+    }
+
+    // The documents of this API, generated from the declarations (also in docs/).
+    const openapi = JSON.stringify(openApiDocument(routes));
+    const asyncapi = JSON.stringify(asyncApiDocument());
+    scope.get('/openapi.json', async (_req, reply) => reply.type('application/json; charset=utf-8').send(openapi));
+    scope.get('/asyncapi.json', async (_req, reply) => reply.type('application/json; charset=utf-8').send(asyncapi));
+  };
+}

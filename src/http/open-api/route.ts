@@ -1,0 +1,179 @@
+/**
+ * Routes of the Open API declared as data: method, path, auth, the schemas of the path
+ * parameters, query and body (in the catalog's schema language), the schema of the answer's
+ * `data`, the spec id (G1..G9, D1..D6, S1..S5, T1, T3; `X-` for this gateway's own) and the error
+ * codes. From one declaration come: the strict validator of the request (one message grammar,
+ * `path: rule`, all problems at once), the Fastify route on both trees (v1, v2), and the OpenAPI
+ * document. A handler receives checked input and returns a value; it never writes the envelope.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type Check, compileStrict } from '../../catalog/compile-strict.ts';
+import { ErrorCode, type ErrorCodeValue } from '../../catalog/errors.ts';
+import type { ObjectSchema, Schema, StringSchema } from '../../catalog/schema.ts';
+import type { TokenInfo } from '../../core/tokens.ts';
+import { bearerToken } from './auth.ts';
+import { fail, ok } from './envelope.ts';
+
+export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
+
+/** What a handler is given: the checked input, and the request for what only it knows. */
+export interface RouteInput<B = Record<string, unknown>, Q = Record<string, unknown>, P = Record<string, string>> {
+  body: B;
+  query: Q;
+  params: P;
+  /** The token that authorised the request (absent on routes without auth). */
+  token?: TokenInfo;
+  /** `v1` or `v2`: the tree the request came in on. */
+  version: string;
+  /** Where the client reached the gateway (`http://host:port`), for URLs handed out. */
+  baseUrl: string;
+  req: FastifyRequest;
+  reply: FastifyReply;
+}
+
+/**
+ * A handler's answer: success with `data`, an expected failure (the envelope with HTTP 200), or
+ * `sent` when the handler wrote the reply itself (a stream, an image, a cached body).
+ */
+export type RouteResult =
+  | { ok: true; data?: object }
+  | { ok: false; error: ErrorCodeValue; message: string }
+  | { sent: true };
+
+export interface RouteSpec {
+  /** G1..G9, D1..D6, S1..S5, T1, T3 as the spec numbers them; `X-<name>` for this gateway's own. */
+  id: string;
+  method: Method | readonly Method[];
+  /** Under `/open-api/{v1,v2}/rest`, with `{name}` parameters. */
+  path: string;
+  summary: string;
+  description?: string;
+  /**
+   * `token`: `Authorization: Bearer <token>` (401 envelope otherwise); `token-or-query`: also
+   * `?access_token=` (images and streams shown by an `<img>`); `none`; `handler`: the handler
+   * checks it and answers in its own format (T1).
+   */
+  auth: 'token' | 'token-or-query' | 'none' | 'handler';
+  params?: Readonly<Record<string, StringSchema>>;
+  query?: ObjectSchema;
+  body?: Schema;
+  /** A body that the handler (or a driver) reads itself, with its own messages: documented, not checked here. */
+  requestDoc?: Schema;
+  /** The schema of `data` in a success; absent: `{}`. */
+  answer?: Schema;
+  /** The media type of an answer that is not the JSON envelope. */
+  produces?: string;
+  /** Error codes it may answer besides 400 and 401 (the error catalog gives their messages). */
+  errors?: readonly ErrorCodeValue[];
+  /** Largest body (bytes) when more than the default 1 MiB. */
+  bodyLimit?: number;
+  /** false: the answer is not the REST envelope (T1 answers `{header, payload}`). */
+  envelope?: boolean;
+  /** Answers errors raised before the handler (an unparsable body) in the route's own format. */
+  onError?: (err: Error & { code?: string; statusCode?: number }, req: FastifyRequest, reply: FastifyReply) => unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: the input is checked at run time against the declared schemas, which the types do not follow
+  handle(input: RouteInput<any, any, any>): Promise<RouteResult> | RouteResult;
+}
+
+/** Declares a route (identity, for type checking and readability). */
+export function route(spec: RouteSpec): RouteSpec {
+  return spec;
+}
+
+/** Success with `data`. */
+export const done = (data?: object): RouteResult => ({ ok: true, ...(data ? { data } : {}) });
+/** An expected failure: the envelope with this code and message, HTTP 200. */
+export const failed = (error: ErrorCodeValue, message: string): RouteResult => ({ ok: false, error, message });
+
+/** `/devices/{serial}` as Fastify writes it: `/devices/:serial`. */
+export function fastifyPath(path: string): string {
+  return path.replace(/\{([^}]+)\}/g, ':$1');
+}
+
+/** Runs a compiled check at the top of a request part; messages read `field: rule` (`body: ...` for the whole). */
+function checker(schema: Schema | undefined, whole: string): ((v: unknown) => string[]) | undefined {
+  if (!schema) return undefined;
+  const check: Check = compileStrict(schema);
+  return (v) => {
+    const errors: string[] = [];
+    check(v, '', errors);
+    return errors.map((e) => (e.startsWith('.') ? e.slice(1) : e.startsWith(': ') ? `${whole}${e}` : e));
+  };
+}
+
+/** Checks of answers, when asked for (tests): every success's `data` against the declared answer. */
+export interface AnswerCheck {
+  violations: { route: string; errors: string[] }[];
+}
+
+export interface RegisterOptions {
+  /** Verifies a token (the token service). */
+  verify(token: string | null | undefined): TokenInfo | undefined;
+  answerCheck?: AnswerCheck;
+}
+
+const AUTH_INVALID = 'headers.Authorization is invalid';
+
+/** Registers the routes in a scope (one API tree); `version` is that tree's segment. */
+export function registerRoutes(
+  app: FastifyInstance,
+  routes: readonly RouteSpec[],
+  version: string,
+  opts: RegisterOptions,
+): void {
+  for (const spec of routes) {
+    const params = checker(spec.params ? { kind: 'object', fields: spec.params, open: true } : undefined, 'path');
+    const query = checker(spec.query && { ...spec.query, open: true }, 'query');
+    const body = checker(spec.body, 'body');
+    const answer = opts.answerCheck && spec.answer ? checker(spec.answer, 'data') : undefined;
+    const methods = Array.isArray(spec.method) ? [...spec.method] : [spec.method as Method];
+    app.route({
+      method: methods,
+      url: fastifyPath(spec.path),
+      ...(spec.bodyLimit ? { bodyLimit: spec.bodyLimit } : {}),
+      ...(spec.onError ? { errorHandler: spec.onError } : {}),
+      handler: async (req, reply) => {
+        let token: TokenInfo | undefined;
+        if (spec.auth === 'token' || spec.auth === 'token-or-query') {
+          const q = req.query as Record<string, unknown> | undefined;
+          const raw =
+            bearerToken(req.headers.authorization) ??
+            (spec.auth === 'token-or-query' && typeof q?.access_token === 'string' ? q.access_token : null);
+          token = opts.verify(raw);
+          if (!token) return reply.code(200).type('application/json; charset=utf-8').send(fail(401, AUTH_INVALID));
+        }
+        const input = {
+          params: (req.params ?? {}) as Record<string, string>,
+          query: (req.query ?? {}) as Record<string, unknown>,
+          body: req.body === undefined || req.body === null ? {} : req.body,
+        };
+        const errors = [
+          ...(params?.(input.params) ?? []),
+          ...(query?.(input.query) ?? []),
+          ...(body?.(input.body) ?? []),
+        ];
+        if (errors.length > 0) return sendEnvelope(reply, fail(ErrorCode.INVALID_PARAMETERS, errors.join('; ')));
+        const result = await spec.handle({
+          ...input,
+          token,
+          version,
+          baseUrl: `${req.protocol}://${req.host}`,
+          req,
+          reply,
+        });
+        if ('sent' in result) return reply;
+        if (!result.ok) return sendEnvelope(reply, fail(result.error, result.message));
+        if (answer) {
+          const problems = answer(result.data ?? {});
+          if (problems.length > 0)
+            opts.answerCheck?.violations.push({ route: `${spec.id} ${spec.path}`, errors: problems });
+        }
+        return sendEnvelope(reply, ok(result.data));
+      },
+    });
+  }
+}
+
+function sendEnvelope(reply: FastifyReply, body: object): FastifyReply {
+  return reply.code(200).type('application/json; charset=utf-8').send(body);
+}

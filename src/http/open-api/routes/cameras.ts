@@ -1,0 +1,105 @@
+/**
+ * Cameras beyond the spec: a snapshot (JPEG) and a live MJPEG view of any camera, authorised by
+ * the same token, also given as `?access_token=` so that an `<img>` element can show them. The
+ * routes know cameras only through CameraApi (docs/cameras.md).
+ */
+import type { ErrorCodeValue } from '../../../catalog/errors.ts';
+import { ErrorCode } from '../../../catalog/errors.ts';
+import { str } from '../../../catalog/schema.ts';
+import { failed, type RouteSpec, route } from '../route.ts';
+import type { OpenApiServices } from '../services.ts';
+
+type Failed = { ok: false; code: ErrorCodeValue; message: string };
+
+/** What the routes need of the camera driver. */
+export interface CameraApi {
+  snapshot(serial: string): Promise<{ ok: true; jpeg: Buffer } | Failed>;
+  watch(
+    serial: string,
+    viewer: { frame(jpeg: Buffer): void; end(reason: string): void },
+  ): Promise<{ ok: true; leave: () => void } | Failed>;
+}
+
+const BOUNDARY = 'opencube-frame';
+const serial = { serial_number: str({ maxLength: 500 }) };
+const notRunning = failed(ErrorCode.SERVER_ERROR, 'the camera driver is not running');
+
+/** Snapshots and the live view; `onClose` ends open live views when the server closes (a stop does not wait on them). */
+export function cameraRoutes(s: OpenApiServices, onClose: (fn: () => void) => void): RouteSpec[] {
+  const viewers = new Set<() => void>();
+  onClose(() => {
+    for (const end of [...viewers]) end();
+  });
+  return [
+    route({
+      id: 'X-camera-snapshot',
+      method: 'GET',
+      path: '/cameras/{serial_number}/snapshot',
+      summary: "A JPEG of the camera's picture now (cached for a second)",
+      auth: 'token-or-query',
+      params: serial,
+      produces: 'image/jpeg',
+      errors: [ErrorCode.DEVICE_NOT_FOUND, ErrorCode.DEVICE_OFFLINE, ErrorCode.SERVER_ERROR],
+      async handle({ params, reply }) {
+        const camera = s.cameras();
+        if (!camera) return notRunning;
+        const r = await camera.snapshot(params.serial_number);
+        if (!r.ok) return failed(r.code, r.message);
+        reply.code(200).type('image/jpeg').header('cache-control', 'no-store').send(r.jpeg);
+        return { sent: true };
+      },
+    }),
+    route({
+      id: 'X-camera-live',
+      method: 'GET',
+      path: '/cameras/{serial_number}/live',
+      summary: 'A live MJPEG view (one upstream connection per camera, whatever the number of viewers)',
+      auth: 'token-or-query',
+      params: serial,
+      produces: `multipart/x-mixed-replace; boundary=${BOUNDARY}`,
+      errors: [ErrorCode.DEVICE_NOT_FOUND, ErrorCode.DEVICE_OFFLINE, ErrorCode.SERVER_ERROR],
+      async handle({ params, req, reply }) {
+        const camera = s.cameras();
+        if (!camera) return notRunning;
+        const res = reply.raw;
+        let open = true;
+        let started = false;
+        let watching: { leave: () => void } | undefined;
+        const close = () => {
+          if (!open) return;
+          open = false;
+          viewers.delete(close);
+          watching?.leave();
+          res.end();
+        };
+        const r = await camera.watch(params.serial_number, {
+          frame(jpeg) {
+            // A viewer that does not keep up misses frames rather than queueing them.
+            if (!open || !started || res.writableNeedDrain) return;
+            res.write(`--${BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: ${jpeg.length}\r\n\r\n`);
+            res.write(jpeg);
+            res.write('\r\n');
+          },
+          end: () => close(),
+        });
+        if (!r.ok) return failed(r.code, r.message);
+        watching = r;
+        if (req.raw.destroyed) {
+          close();
+          return { sent: true };
+        }
+        reply.hijack();
+        res.writeHead(200, {
+          'content-type': `multipart/x-mixed-replace; boundary=${BOUNDARY}`,
+          'cache-control': 'no-store',
+          'access-control-allow-origin': '*',
+          connection: 'close',
+        });
+        started = true;
+        viewers.add(close);
+        res.on('close', close);
+        return { sent: true };
+      },
+    }),
+  ];
+}

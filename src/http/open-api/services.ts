@@ -1,0 +1,34 @@
+/**
+ * What the Open API's routes are given by the composition root: core services only (the HTTP
+ * layer knows no driver; cameras are reached through the small CameraApi of their routes).
+ */
+import type { MediaPlayer } from '../../core/audio/index.ts';
+import type { DeviceEventInbox } from '../../core/devices/inbox.ts';
+import type { DeviceService } from '../../core/devices/index.ts';
+import type { GatewayInfo } from '../../core/gateway-info.ts';
+import type { RuntimeMonitor } from '../../core/runtime.ts';
+import type { SecurityService } from '../../core/security.ts';
+import type { SpeakerService } from '../../core/speaker.ts';
+import type { TokenService } from '../../core/tokens.ts';
+import type { ClipStore, TtsEngines, TtsService } from '../../core/tts/index.ts';
+import type { Log } from '../../lib/log.ts';
+import type { CameraApi } from './routes/cameras.ts';
+
+export interface OpenApiServices {
+  log: Log;
+  tokens: TokenService;
+  security: SecurityService;
+  speaker: SpeakerService;
+  runtime: RuntimeMonitor;
+  info(): GatewayInfo;
+  /** Asks the process to restart (G8); called after the reply is on the wire. */
+  restart(): void;
+  devices: DeviceService;
+  inbox: DeviceEventInbox;
+  engines: TtsEngines;
+  speech: TtsService;
+  clips: ClipStore;
+  media: MediaPlayer;
+  /** The camera driver once loaded. */
+  cameras(): CameraApi | undefined;
+}

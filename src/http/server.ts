@@ -1,0 +1,93 @@
+/**
+ * The HTTP server: Fastify with what every surface shares (body parsing, URL normalisation, the
+ * answer to requests Node cannot parse, a graceful close), and the surfaces, each a sibling
+ * plugin with its own conventions: the Open API under `/open-api` (envelope, HTTP 200 failures),
+ * and, beside it, surfaces with ordinary HTTP statuses (the console's API, health). Every surface
+ * registers in the one list the composition root passes.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, LogController } from 'fastify';
+import type { Log } from '../lib/log.ts';
+import { installBodyParser } from './body.ts';
+import { fail, sendFailure } from './open-api/envelope.ts';
+
+/** A surface: a plugin and where it lives. */
+export interface Surface {
+  prefix: string;
+  plugin: FastifyPluginAsync;
+}
+
+const served = new WeakMap<FastifyInstance, { method: string; url: string }[]>();
+
+/** Every route the server serves (method and URL as registered), for the test that checks the OpenAPI document. */
+export function servedRoutes(app: FastifyInstance): readonly { method: string; url: string }[] {
+  return served.get(app) ?? [];
+}
+
+/** Longest path parameter (a serial number, a capability, a security mode id) the router takes. */
+const MAX_PARAM_LENGTH = 500;
+
+/** Lower-cases the version segment so `/open-api/V2/...` and `/open-api/v2/...` are one route. */
+export function normalizeUrl(url: string): string {
+  return url.replace(/^\/open-api\/(v\d+)(?=\/|$|\?)/i, (_m, v: string) => `/open-api/${v.toLowerCase()}`);
+}
+
+/** Builds the server with its surfaces. It does not listen; the caller does (tests use inject()). */
+export function buildServer(log: Log, surfaces: readonly Surface[]): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    // Requests are not logged, so a child logger per request (Fastify's default) is pure cost on
+    // the hot path; errors are logged with their method and URL instead of a request id.
+    childLoggerFactory: (logger) => logger,
+    rewriteUrl: (req) => normalizeUrl(req.url ?? '/'),
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: false,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_PARAM_LENGTH },
+    // A path parameter the router cannot decode (`%E0%A4%A`) or that is too long: the envelope,
+    // not Fastify's own body with HTTP 400/414, which clients drop.
+    frameworkErrors: (err, _req, reply) => {
+      const message =
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? `path: a parameter is longer than ${MAX_PARAM_LENGTH} characters`
+          : err.code === 'FST_ERR_BAD_URL'
+            ? 'path: a parameter is not valid percent-encoding'
+            : err.message;
+      reply.header('Access-Control-Allow-Origin', '*');
+      sendFailure(reply, 400, message);
+    },
+    // A request Node cannot even parse still gets the envelope, so clients can read what went wrong.
+    clientErrorHandler: (err, socket) => {
+      if (!socket.writable) return;
+      const body = JSON.stringify(
+        fail(400, `malformed HTTP request: ${(err as NodeJS.ErrnoException).code ?? err.message}`),
+      );
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    },
+  });
+  installBodyParser(app);
+  const routes: { method: string; url: string }[] = [];
+  served.set(app, routes);
+  app.addHook('onRoute', (r) => {
+    for (const method of Array.isArray(r.method) ? r.method : [r.method]) routes.push({ method, url: r.url });
+  });
+
+  // Once the gateway stops, each answer closes its connection: a keep-alive connection whose request
+  // was in flight when the stop began would otherwise hold the close until it times out (72 s).
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (closing) reply.header('Connection', 'close');
+    done(null, payload);
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    reply.code(404).send(fail(404, `not found: ${req.method} ${req.url.split('?')[0]}`));
+  });
+  for (const s of surfaces) app.register(s.plugin, { prefix: s.prefix });
+  return app;
+}

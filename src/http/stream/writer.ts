@@ -1,0 +1,203 @@
+/**
+ * The event-stream writer: one subscriber of the bus that fans each event out to every open
+ * stream of one audience (the Open API's clients; the console's). What a client receives, and
+ * under which name, is the audience's projection. Each event is framed once per distinct frame;
+ * each client has a bounded backlog, so one slow reader is cut off instead of holding memory or
+ * delaying the others. Heartbeats run on the injected clock.
+ */
+import type { ServerResponse } from 'node:http';
+import type { BusEvent, EventBus } from '../../core/event-bus.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Log } from '../../lib/log.ts';
+
+/** What an audience knows of one of its clients. */
+export interface StreamClient {
+  /** The API version (`v1`, `v2`) of the Open API stream; the console's label. */
+  readonly variant: string;
+  /** Who the client is (a token id; a console session id): the stream ends when it is revoked. */
+  readonly principal: string;
+}
+
+/** An event as one audience sees it. */
+export interface Projected {
+  name: string;
+  json: string;
+}
+
+export interface Projection {
+  /** The event as a client of this variant sees it, or undefined when it does not see it. */
+  project(event: BusEvent, variant: string): Projected | undefined;
+  /** The principals whose streams end because of this event (a revoked token), `'*'` for all. */
+  ends?(event: BusEvent): string[] | undefined;
+}
+
+export interface WriterOptions {
+  heartbeatMs: number;
+  /** Events one client may have queued before it is cut off (it can resume with Last-Event-ID). */
+  queueLimit: number;
+  retryMs?: number;
+  clock: Clock;
+  log?: Log;
+  /** Allowed browser origins of this audience (`*` for the Open API's clients). */
+  allowOrigin?: string;
+}
+
+interface Client extends StreamClient {
+  res: ServerResponse;
+  /** Events written since the socket last reported it could take more. */
+  backlog: number;
+  congested: boolean;
+}
+
+/** Name of the event that tells a resuming client some events are gone (see docs/api.md). */
+export const GAP_EVENT = 'eventsLost';
+
+/**
+ * Characters JSON.stringify leaves raw that some stream clients take for line breaks (Python's
+ * str.splitlines, used by the sseclient library, splits on them): escaped, so that every event is
+ * read as ONE data line (COMPAT.md). The escaped JSON parses to the same value.
+ */
+const LINE_BREAKS = /[\u0085\u2028\u2029]/g;
+
+function escapeLineBreak(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/** One SSE frame: id, event name, ONE data line. */
+export function frame(id: number, name: string, json: string): string {
+  return `id: ${id}\nevent: ${name}\ndata: ${json.replace(LINE_BREAKS, escapeLineBreak)}\n\n`;
+}
+
+export class StreamWriter {
+  private readonly clients = new Set<Client>();
+  private unsubscribe: (() => void) | undefined;
+  private cancelHeartbeat: (() => void) | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly projection: Projection,
+    private readonly opts: WriterOptions,
+  ) {}
+
+  start(): void {
+    this.unsubscribe = this.bus.subscribe((event) => this.broadcast(event));
+    const beat = () => {
+      for (const c of this.clients) this.write(c, ': ping\n\n');
+      this.cancelHeartbeat = this.opts.clock.setTimer(this.opts.heartbeatMs, beat);
+    };
+    this.cancelHeartbeat = this.opts.clock.setTimer(this.opts.heartbeatMs, beat);
+  }
+
+  /** Ends every stream (clients reconnect and resume after a restart). */
+  stop(): void {
+    this.stopped = true;
+    this.unsubscribe?.();
+    this.cancelHeartbeat?.();
+    for (const c of this.clients) this.end(c);
+    this.clients.clear();
+  }
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  /** Ends the streams of these principals now (`*`: all). */
+  endFor(principals: readonly string[]): void {
+    const all = principals.includes('*');
+    for (const c of [...this.clients]) {
+      if (!all && !principals.includes(c.principal)) continue;
+      this.clients.delete(c);
+      this.end(c);
+    }
+  }
+
+  /** Takes over a response: writes the stream head, replays what the client missed, then follows the bus. */
+  attach(res: ServerResponse, client: StreamClient, lastEventId: number | null): void {
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+      ...(this.opts.allowOrigin ? { 'Access-Control-Allow-Origin': this.opts.allowOrigin } : {}),
+    });
+    if (this.stopped) {
+      // The gateway is stopping: a stream opened now would hold the server's close open. Tell
+      // the client when to come back and end at once; it resumes with Last-Event-ID.
+      const socket = res.socket;
+      res.end(`retry: ${this.opts.retryMs ?? 3000}\n\n`);
+      socket?.end();
+      return;
+    }
+    res.socket?.setNoDelay(true);
+    res.socket?.setKeepAlive(true, 30_000);
+    const c: Client = { ...client, res, backlog: 0, congested: false };
+    res.on('drain', () => {
+      c.backlog = 0;
+      c.congested = false;
+    });
+    res.on('close', () => this.clients.delete(c));
+    let head = `retry: ${this.opts.retryMs ?? 3000}\n: connected\n\n`;
+    if (lastEventId !== null) {
+      const replay = this.bus.since(lastEventId);
+      if (replay.ok) {
+        for (const e of replay.events) {
+          const p = this.projection.project(e, c.variant);
+          if (p) head += frame(e.id, p.name, p.json);
+        }
+      } else {
+        const data = {
+          payload: { last_event_id: lastEventId, oldest_event_id: replay.oldest, current_event_id: replay.last },
+        };
+        head += frame(replay.last, `bridge#${c.variant}#${GAP_EVENT}`, JSON.stringify(data));
+      }
+    }
+    this.clients.add(c);
+    this.write(c, head);
+  }
+
+  private broadcast(event: BusEvent): void {
+    const ends = this.projection.ends?.(event);
+    if (ends) this.endFor(ends);
+    const byVariant = new Map<string, string | null>();
+    for (const c of this.clients) {
+      let chunk = byVariant.get(c.variant);
+      if (chunk === undefined) {
+        const p = this.projection.project(event, c.variant);
+        chunk = p ? frame(event.id, p.name, p.json) : null;
+        byVariant.set(c.variant, chunk);
+      }
+      if (chunk !== null) this.write(c, chunk);
+    }
+  }
+
+  private end(c: Client): void {
+    // A client that does not read would keep its connection (and so the server's close) open
+    // forever: cut it at once; every other stream ends cleanly and its socket is closed too.
+    const socket = c.res.socket;
+    if (c.congested) {
+      c.res.destroy();
+      return;
+    }
+    c.res.end();
+    socket?.end();
+    setTimeout(() => socket?.destroy(), 2000).unref();
+  }
+
+  private write(c: Client, chunk: string): void {
+    if (c.res.destroyed) {
+      this.clients.delete(c);
+      return;
+    }
+    if (c.congested && ++c.backlog > this.opts.queueLimit) {
+      this.opts.log?.warn(
+        { backlog: c.backlog },
+        'event stream client too slow: disconnected (it can resume with Last-Event-ID)',
+      );
+      this.clients.delete(c);
+      c.res.destroy();
+      return;
+    }
+    if (!c.res.write(chunk)) c.congested = true;
+  }
+}
