@@ -4,17 +4,10 @@
  * one more entry here (see docs/architecture.md).
  */
 import type { Driver } from '../core/devices/contract.ts';
+import type { Log } from '../lib/log.ts';
 import type { Settings } from '../settings/index.ts';
 import type { CameraDriverOptions } from './camera/index.ts';
 import type { SimulatedZigbeeOptions } from './zigbee-sim/index.ts';
-
-/** The logger drivers need (pino's Logger fits). */
-export interface DriverLog {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
 
 /** What drivers may be given beyond the settings (tests shorten timings and inject timers). */
 export interface DriverOptions {
@@ -25,7 +18,7 @@ export interface DriverOptions {
 interface DriverEntry {
   /** Whether the settings configure it. */
   enabled(settings: Settings): boolean;
-  load(settings: Settings, log: DriverLog, opts: DriverOptions): Promise<Driver>;
+  load(settings: Settings, log: Log, opts: DriverOptions): Promise<Driver>;
 }
 
 const DRIVERS: readonly DriverEntry[] = [
@@ -51,7 +44,7 @@ const DRIVERS: readonly DriverEntry[] = [
 ];
 
 /** Loads the drivers the settings configure, in a fixed order. */
-export async function loadDrivers(settings: Settings, log: DriverLog, opts: DriverOptions = {}): Promise<Driver[]> {
+export async function loadDrivers(settings: Settings, log: Log, opts: DriverOptions = {}): Promise<Driver[]> {
   const out: Driver[] = [];
   for (const entry of DRIVERS) if (entry.enabled(settings)) out.push(await entry.load(settings, log, opts));
   return out;

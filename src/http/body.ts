@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../catalog/errors.ts';
+import { UNPAIRED } from '../lib/text.ts';
 
 /** Nesting depth past which a JSON body is refused (guards the validators' recursion). */
 const MAX_DEPTH = 64;
 
 /** A `\uXXXX` escape of a surrogate: only such escapes can put an unpaired one in parsed JSON. */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
-const UNPAIRED = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** The first string (key or value) holding an unpaired surrogate, if any. */
 function unpairedSurrogate(value: unknown): string | undefined {
@@ -23,11 +23,6 @@ function unpairedSurrogate(value: unknown): string | undefined {
     }
   }
   return undefined;
-}
-
-/** `s` with each unpaired surrogate replaced by U+FFFD, as the store (UTF-8) would keep it. */
-export function wellFormed(s: string): string {
-  return s.replace(new RegExp(UNPAIRED.source, 'g'), '\uFFFD');
 }
 
 function depthOf(value: unknown, limit: number): number {

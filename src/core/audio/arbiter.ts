@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock.ts';
+import type { Log } from '../../lib/log.ts';
 import { durationMs, type Pcm, rotate, samplesFor, sliceFrom } from './pcm.ts';
 import type { AudioSink, SinkPlayback } from './sink.ts';
 import { gainOf, scalePcm } from './volume.ts';
@@ -61,7 +62,7 @@ export interface ArbiterOptions {
   /** Gateway volume 0-100 (G3); default 50. */
   volume?: number;
   muted?: boolean;
-  log?: { warn(obj: object, msg: string): void };
+  log?: Log;
 }
 
 interface Entry {

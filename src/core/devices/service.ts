@@ -12,6 +12,8 @@ import {
   validateQuery,
   validateTags,
 } from '../../catalog/index.ts';
+import type { Log } from '../../lib/log.ts';
+import { isObject } from '../../lib/object.ts';
 import type { DeviceRecord, Driver, DriverCommand, Outcome } from './contract.ts';
 import type { DeviceRegistry } from './registry.ts';
 
@@ -20,10 +22,6 @@ export type Done = { ok: true } | ({ ok: false } & Failure);
 const MAX_NAME_LENGTH = 256;
 /** The most one D4 call may wait on drivers in all. */
 const UPDATE_BUDGET_MS = 4000;
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function invalid(errors: string[]): { ok: false } & Failure {
   return { ok: false, ...failure(ErrorCode.INVALID_PARAMETERS, errors.join('; ')) };
@@ -73,7 +71,7 @@ export class DeviceService {
 
   constructor(
     readonly registry: DeviceRegistry,
-    private readonly log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void },
+    private readonly log?: Log,
   ) {}
 
   /** Registers a driver (before start); start() starts every registered driver. */

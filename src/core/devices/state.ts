@@ -4,10 +4,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { CapabilityObject } from '../../catalog/index.ts';
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+import { isObject } from '../../lib/object.ts';
 
 /**
  * Capabilities whose report is an event, not a lasting state: a second identical `press` is a

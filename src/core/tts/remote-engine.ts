@@ -8,6 +8,7 @@
  * - `SynthesizeSpeech`, payload `{text, label?, language?}`: reply payload `{audio: {url, label}}`.
  */
 
+import { isObject } from '../../lib/object.ts';
 import type { AudioRef, SpeechEngine, Synthesis, SynthesisRequest, TtsContext, TtsOutcome, Voice } from './engine.ts';
 import type { TtsEngine } from './engines.ts';
 
@@ -27,10 +28,6 @@ export interface DirectiveSender {
     payload: Record<string, unknown>,
     waitMs?: number,
   ): Promise<DirectiveResult>;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 function httpUrl(v: unknown): string | undefined {

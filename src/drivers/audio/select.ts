@@ -5,6 +5,7 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { AudioSink } from '../../core/audio/sink.ts';
+import type { Log } from '../../lib/log.ts';
 import { NullSink } from './null-sink.ts';
 import { ProcessSink } from './process-sink.ts';
 
@@ -51,7 +52,7 @@ export function commandSink(command: string): AudioSink {
 }
 
 /** The sink the settings ask for; throws for a `command` sink without a command. */
-export function createSink(s: SinkSettings, log?: { warn(obj: object, msg: string): void }): AudioSink {
+export function createSink(s: SinkSettings, log?: Log): AudioSink {
   switch (s.sink) {
     case 'null':
       return new NullSink();

@@ -9,6 +9,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ErrorCode } from '../../catalog/errors.ts';
 import { type CapabilityObject, permissionBits, permissionCode, validateCapabilities } from '../../catalog/index.ts';
+import { isObject } from '../../lib/object.ts';
 import { type Account, type CameraProtocol, maskUrl, parseStreamUrl, type StreamAddress } from './stream-url.ts';
 import { type CameraFailure, cameraFailure } from './types.ts';
 
@@ -34,10 +35,6 @@ const MAX_TEXT = 256;
 export const MAX_CAMERAS_PER_REQUEST = 16;
 
 const PROTOCOLS: Record<string, CameraProtocol> = { rtsp: 'rtsp', 'esp32-cam': 'esp32-cam' };
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function bad(message: string): CameraFailure {
   return { ok: false, code: ErrorCode.INVALID_PARAMETERS, message };

@@ -19,6 +19,7 @@ import type {
   Provisioning,
   ProvisionOutcome,
 } from '../../core/devices/contract.ts';
+import type { Log } from '../../lib/log.ts';
 import { type CameraSpec, chooseAccount, configuredSource, readAddRequest } from './add-request.ts';
 import {
   CAMERA_DRIVER,
@@ -35,7 +36,7 @@ import { httpAlive, probeEsp32 } from './probe-http.ts';
 import { probeRtsp, rtspAlive } from './probe-rtsp.ts';
 import { type SnapshotOutcome, Snapshots } from './snapshots.ts';
 import { type Account, hostPort, maskUrl, parseStreamUrl, type StreamAddress, streamIdentity } from './stream-url.ts';
-import { type CameraFailure, type CameraLog, cameraFailure, type ProbeOutcome } from './types.ts';
+import { type CameraFailure, cameraFailure, type ProbeOutcome } from './types.ts';
 import { type Timers, Watcher } from './watcher.ts';
 
 /** The settings of the camera group (settings/schema.ts, `camera.*`). */
@@ -52,7 +53,7 @@ export interface CameraSettings {
 
 export interface CameraDriverOptions {
   settings: CameraSettings;
-  log?: CameraLog;
+  log?: Log;
   /** The watcher's timers (tests run rounds by hand). */
   timers?: Timers;
   /** DNS lookup for RTSP connections (node's by default). */

@@ -8,13 +8,14 @@
 import type { ChildProcess } from 'node:child_process';
 import { type Dispatcher, request } from 'undici';
 import { ErrorCode } from '../../catalog/errors.ts';
+import type { Log } from '../../lib/log.ts';
 import { basicAuthorization } from './auth.ts';
 import type { Camera } from './camera.ts';
 import type { Ffmpeg } from './ffmpeg.ts';
 import { MultipartReader, multipartBoundary } from './mjpeg.ts';
 import { fetchCapture } from './probe-http.ts';
 import { urlWithAccount } from './stream-url.ts';
-import { type CameraFailure, type CameraLog, cameraFailure } from './types.ts';
+import { type CameraFailure, cameraFailure } from './types.ts';
 
 /** One viewer: frames are handed to it as they come; `end` once when the upstream ends. */
 export interface LiveViewer {
@@ -27,7 +28,7 @@ export interface LiveOptions {
   dispatcher: Dispatcher;
   fps: number;
   maxViewers: number;
-  log?: CameraLog;
+  log?: Log;
   now?: () => number;
 }
 

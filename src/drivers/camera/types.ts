@@ -34,10 +34,3 @@ export type ProbeOutcome = { ok: true; facts: StreamFacts } | CameraFailure;
 export function cameraFailure(code: ErrorCodeValue, detail?: string): CameraFailure {
   return { ok: false, code, message: detail ? `${errorMessages[code]}: ${detail}` : errorMessages[code] };
 }
-
-/** The minimal logger the camera code writes to (pino fits). */
-export interface CameraLog {
-  warn(obj: object, msg: string): void;
-  info(obj: object, msg: string): void;
-  debug(obj: object, msg: string): void;
-}

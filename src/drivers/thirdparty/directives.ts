@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
+import { isObject } from '../../lib/object.ts';
 
 /** How a directive ended. */
 export type DirectiveReply =
@@ -21,10 +22,6 @@ export interface DirectiveEndpoint {
 
 /** Replies past this size are not read further (a directive reply is a few hundred bytes). */
 const MAX_REPLY_BYTES = 1024 * 1024;
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** Reads a directive reply body: `{event:{header,payload}}` or `{header,payload}`, any content type, or nothing. */
 export function readReply(text: string): DirectiveReply {

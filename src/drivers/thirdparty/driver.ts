@@ -7,18 +7,11 @@
 import { ErrorCode, type ErrorCodeValue, errorMessages } from '../../catalog/errors.ts';
 import { type CapabilityObject, sanitizeReport } from '../../catalog/index.ts';
 import type { DeviceRecord, Driver, DriverCommand, DriverHost, Outcome } from '../../core/devices/contract.ts';
+import type { Log } from '../../lib/log.ts';
+import { isObject } from '../../lib/object.ts';
 import { DirectiveClient, type DirectiveReply } from './directives.ts';
 
 export const THIRDPARTY_DRIVER = 'thirdparty';
-
-export interface Log {
-  warn(obj: object, msg: string): void;
-  debug(obj: object, msg: string): void;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** The directive error types that say the device itself cannot be reached now. */
 const OFFLINE_TYPES = new Set(['ENDPOINT_UNREACHABLE', 'ENDPOINT_LOW_POWER']);

@@ -13,16 +13,14 @@ import {
 } from '../../catalog/index.ts';
 import type { DeviceAnnouncement, DeviceRecord, DriverHost } from '../../core/devices/contract.ts';
 import type { DeviceEventInbox, InboundEvent, InboundResult } from '../../core/devices/inbox.ts';
+import type { Log } from '../../lib/log.ts';
+import { isObject } from '../../lib/object.ts';
 import { checkServiceAddress } from '../../lib/service-address.ts';
-import { type Log, THIRDPARTY_DRIVER } from './driver.ts';
+import { THIRDPARTY_DRIVER } from './driver.ts';
 
 /** At most this many endpoints in one DiscoveryRequest. */
 export const MAX_DISCOVERY_ENDPOINTS = 1000;
 const MAX_STRING = 1024;
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function fmt(v: unknown): string {
   const s = JSON.stringify(v);

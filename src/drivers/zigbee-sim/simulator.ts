@@ -7,6 +7,7 @@
  */
 import mqtt, { type MqttClient } from 'mqtt';
 import { noDelay } from '../../lib/mqtt.ts';
+import { isObject } from '../../lib/object.ts';
 import { ACCESS_SET, hsToRgb, type ModelFixture, rgbToHs, rgbToXy, xyToRgb } from '../../zigbee/index.ts';
 import type { Z2mDevice } from '../zigbee2mqtt/index.ts';
 import { drift, initialState, type SimProperty, seeded, simProperties } from './values.ts';
@@ -58,8 +59,6 @@ const ROOMS = [
   'Attic',
   'Porch',
 ];
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export class Z2mSimulator {
   readonly base: string;
@@ -406,7 +405,7 @@ export class Z2mSimulator {
   }
 
   private onRequest(what: string, msg: unknown): void {
-    const body = isObj(msg) ? msg : {};
+    const body = isObject(msg) ? msg : {};
     const transaction = body.transaction;
     if (what === 'permit_join') {
       // Zigbee2MQTT 2.x reads `time` only (0 closes); `{"value":false}` alone is refused.
@@ -490,13 +489,13 @@ export class Z2mSimulator {
   private onGet(friendly: string, msg: unknown): void {
     const d = this.list().find((x) => x.friendly === friendly);
     if (!d?.online) return;
-    const reads = isObj(msg) ? Math.max(1, Object.keys(msg).length) : 1;
+    const reads = isObject(msg) ? Math.max(1, Object.keys(msg).length) : 1;
     for (let i = 0; i < reads; i++) this.later(this.opts.responseDelayMs ?? 0, () => this.publishState(d));
   }
 
   private onSet(friendly: string, msg: unknown): void {
     const d = this.list().find((x) => x.friendly === friendly);
-    if (!d || !isObj(msg)) return;
+    if (!d || !isObject(msg)) return;
     // The failure names the converter's key: `state` for a `state_left` set.
     const firstKey = Object.keys(msg)[0] ?? 'state';
     const first = d.props.find((p) => p.property === firstKey)?.expose.name ?? firstKey;
@@ -579,7 +578,7 @@ export class Z2mSimulator {
       d.state[key] = val;
       return true;
     }
-    if (e.type === 'composite' && key === 'color' && isObj(v)) {
+    if (e.type === 'composite' && key === 'color' && isObject(v)) {
       let rgb: { red: number; green: number; blue: number } | undefined;
       if (typeof v.r === 'number' && typeof v.g === 'number' && typeof v.b === 'number')
         rgb = { red: v.r, green: v.g, blue: v.b };

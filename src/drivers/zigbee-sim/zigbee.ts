@@ -4,8 +4,9 @@
  * with it. The very code path of a real Zigbee2MQTT, with no hardware.
  */
 import type { Driver } from '../../core/devices/contract.ts';
+import type { Log } from '../../lib/log.ts';
 import type { Settings } from '../../settings/index.ts';
-import { Zigbee2MqttDriver, type Zigbee2MqttOptions, type ZigbeeLog } from '../zigbee2mqtt/index.ts';
+import { Zigbee2MqttDriver, type Zigbee2MqttOptions } from '../zigbee2mqtt/index.ts';
 import { type SimNetwork, type SimNetworkOptions, startSimNetwork } from './network.ts';
 
 export interface SimulatedZigbeeOptions {
@@ -18,7 +19,7 @@ export interface SimulatedZigbeeOptions {
 /** The driver of `sim` mode, and the network once it runs. */
 export function createSimulatedZigbee(
   settings: Settings,
-  log: ZigbeeLog,
+  log: Log,
   opts: SimulatedZigbeeOptions = {},
 ): { driver: Driver; network(): SimNetwork | undefined } {
   const z = settings.zigbee;

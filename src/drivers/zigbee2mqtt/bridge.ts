@@ -12,10 +12,11 @@
  */
 import { sanitizeReport } from '../../catalog/index.ts';
 import type { DeviceAnnouncement, DeviceRecord, DriverHost } from '../../core/devices/contract.ts';
+import type { Log } from '../../lib/log.ts';
 import { isObject } from '../../lib/object.ts';
 import { ACCESS_GET, type DeviceMapping, type Expose, mapExposes, toApiState } from '../../zigbee/index.ts';
 import { DeviceWaiters, parseFailure } from './commands.ts';
-import { literalTopic, type ZigbeeLog } from './link.ts';
+import { literalTopic } from './link.ts';
 import type { ReadBackQueue } from './read-back.ts';
 import type { Z2mDevice } from './types.ts';
 
@@ -46,7 +47,7 @@ export interface Entry {
 /** What a bridge needs from the driver that holds it. */
 export interface BridgeDeps {
   host: () => DriverHost | undefined;
-  log: ZigbeeLog;
+  log: Log;
   /** Reads a device's topics (its state and availability) for `entry`. */
   subscribe(entry: Entry, topics: readonly string[]): void;
   unsubscribe(topics: readonly string[]): void;

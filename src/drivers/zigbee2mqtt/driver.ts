@@ -9,14 +9,14 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../../catalog/errors.ts';
 import type { DeviceRecord, Driver, DriverCommand, DriverHost, Outcome, Pairing } from '../../core/devices/contract.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
+import type { Log } from '../../lib/log.ts';
 import { planGet, planSet, propertiesOf } from '../../zigbee/index.ts';
 import { Bridge, DRIVER_ID, type Entry, splitRef } from './bridge.ts';
-import { MqttLink, type ZigbeeLog } from './link.ts';
+import { MqttLink } from './link.ts';
 import { ReadBackQueue } from './read-back.ts';
 import type { Z2mResponse } from './types.ts';
 
 export { DRIVER_ID, splitRef } from './bridge.ts';
-export type { ZigbeeLog } from './link.ts';
 
 export interface Zigbee2MqttOptions {
   /** The broker URL, or a function that starts the broker (sim mode) and gives its URL. */
@@ -34,7 +34,7 @@ export interface Zigbee2MqttOptions {
   /** Interval between two state reads after a connect (read-back); 0 sends them back to back. */
   readPaceMs?: number;
   clock?: Clock;
-  log: ZigbeeLog;
+  log: Log;
   /** Called after the MQTT client is closed (sim mode stops the broker here). */
   onStopped?: () => Promise<void>;
 }

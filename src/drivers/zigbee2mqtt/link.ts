@@ -5,22 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
+import type { Log } from '../../lib/log.ts';
 import { noDelay } from '../../lib/mqtt.ts';
-
-/** The logger the Zigbee2MQTT driver needs (pino's Logger fits). */
-export interface ZigbeeLog {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
 
 export interface LinkOptions {
   /** The broker URL, or a function that starts the broker (sim mode) and gives its URL. */
   url: string | (() => Promise<string>);
   reconnectMinMs: number;
   reconnectMaxMs: number;
-  log: ZigbeeLog;
+  log: Log;
   /** Called for every message on a subscribed topic. */
   onMessage(topic: string, payload: Buffer): void;
   /** Called after every (re)connect, once the subscriptions are sent again. */

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { normalizeBeepName } from '../../../catalog/index.ts';
 import { any, obj, opt } from '../../../catalog/schema.ts';
 import { isObject } from '../../../lib/object.ts';
-import { wellFormed } from '../../body.ts';
+import { wellFormed } from '../../../lib/text.ts';
 import { ok } from '../envelope.ts';
 import { done, failed, type RouteSpec, route } from '../route.ts';
 import type { OpenApiServices } from '../services.ts';
