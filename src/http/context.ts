@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { AlarmService } from '../core/alarm/index.ts';
 import type { EventBus } from '../core/event-bus.ts';
 import type { GatewayInfo } from '../core/gateway-info.ts';
 import type { RuntimeMonitor } from '../core/runtime.ts';
@@ -14,6 +15,8 @@ export interface HttpContext {
   bus: EventBus;
   tokens: TokenService;
   security: SecurityService;
+  /** Arms and disarms the modes (S2-S5) with their delays, and owns the alarm state (G7). */
+  alarm: AlarmService;
   speaker: SpeakerService;
   runtime: RuntimeMonitor;
   info: () => GatewayInfo;

@@ -1,3 +1,6 @@
+// Directly from the file that holds only the SQL: the alarm's code imports the store.
+import { ALARM_MIGRATION_SQL } from '../core/alarm/migration.ts';
+
 /**
  * Numbered migrations of the SQLite store. Append only: a migration that has shipped is never
  * edited; a change to the schema is a new entry with the next number.
@@ -67,5 +70,10 @@ export const migrations: readonly { version: number; sql: string }[] = [
       ALTER TABLE devices ADD COLUMN user_name TEXT;
       CREATE INDEX devices_third_serial ON devices (driver, third_serial_number);
     `,
+  },
+  {
+    // The alarm's per-mode settings; the alarm state moves from the speaker to the alarm.
+    version: 3,
+    sql: ALARM_MIGRATION_SQL,
   },
 ];

@@ -82,7 +82,8 @@ export function bridgeRoutes(ctx: HttpContext): RestModule {
       return ok();
     });
     app.put('/bridge/cancel_alarm', { preHandler: auth }, async () => {
-      ctx.speaker.cancelAlarm();
+      ctx.alarm.cancel();
+      ctx.speaker.cancelSound();
       return ok();
     });
   };

@@ -7,34 +7,51 @@ function sidParam(raw: string): number {
   return Number(raw);
 }
 
-/** Security module: S1-S5. */
+function unknownSid(sid: number): never {
+  badRequest(`security_id: no security mode with sid ${sid}`);
+}
+
+/**
+ * Security module: S1-S5, through the alarm (exit delays, stopping alarms on a disarm), and
+ * beyond the spec the alarm's state and each mode's alarm settings (docs/security.md).
+ */
 export function securityRoutes(ctx: HttpContext): RestModule {
   return (app, auth) => {
     app.get('/security', { preHandler: auth }, async () => ok({ security_list: ctx.security.list() }));
 
     // S4 and S5 are static paths, so they win over the parametric ones below.
     app.put('/security/enable', { preHandler: auth }, async () => {
-      ctx.security.enableDefault();
-      ctx.speaker.rearm();
+      ctx.alarm.armDefault();
       return ok();
     });
     app.put('/security/disable', { preHandler: auth }, async () => {
-      ctx.security.disableAll();
+      ctx.alarm.disarmAll();
       return ok();
     });
+    app.get('/security/alarm', { preHandler: auth }, async () => ok(ctx.alarm.status()));
 
     app.put('/security/:sid/enable', { preHandler: auth }, async (req) => {
       const sid = sidParam((req.params as { sid: string }).sid);
-      const result = ctx.security.enable(sid);
-      if (!result.ok) badRequest(`security_id: no security mode with sid ${sid}`);
-      ctx.speaker.rearm();
+      if (!ctx.alarm.arm(sid).ok) unknownSid(sid);
       return ok();
     });
     app.put('/security/:sid/disable', { preHandler: auth }, async (req) => {
       const sid = sidParam((req.params as { sid: string }).sid);
-      const result = ctx.security.disable(sid);
-      if (!result.ok) badRequest(`security_id: no security mode with sid ${sid}`);
+      if (!ctx.alarm.disarm(sid).ok) unknownSid(sid);
       return ok();
+    });
+
+    app.get('/security/:sid/config', { preHandler: auth }, async (req) => {
+      const sid = sidParam((req.params as { sid: string }).sid);
+      const r = ctx.alarm.config(sid);
+      if (!r.ok) unknownSid(sid);
+      return ok(r.config);
+    });
+    app.put('/security/:sid/config', { preHandler: auth }, async (req) => {
+      const sid = sidParam((req.params as { sid: string }).sid);
+      const r = ctx.alarm.configure(sid, req.body ?? {});
+      if (!r.ok) return r.reason === 'unknown_sid' ? unknownSid(sid) : badRequest(r.errors.join('; '));
+      return ok(r.config);
     });
   };
 }
