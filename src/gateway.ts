@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import { type ControlServer, startControlServer } from './control/server.ts';
+import { AlarmService } from './core/alarm/index.ts';
 import { AudioArbiter, type AudioSink, EventBeeps, MediaPlayer, SoundLibrary } from './core/audio/index.ts';
 import { DeviceRegistry, DeviceService } from './core/devices/index.ts';
 import { EventBus } from './core/event-bus.ts';
@@ -50,6 +51,8 @@ export interface Gateway {
   bus: EventBus;
   tokens: TokenService;
   security: SecurityService;
+  /** The alarm: arming with delays, triggers, the alarm sound and alarm_state. */
+  alarm: AlarmService;
   speaker: SpeakerService;
   /** The Open API's event stream. */
   sse: StreamWriter;
@@ -103,7 +106,24 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   const security = new SecurityService(db, bus);
   const sink = opts.audio?.sink ?? createSink(settings.audio, log);
   const audio = new AudioArbiter({ sink, clock, library: new SoundLibrary(), log });
-  const speaker = new SpeakerService(kv, bus, audio);
+  const speaker = new SpeakerService(kv, audio);
+  const registry = new DeviceRegistry(db, bus);
+  const beeps = new EventBeeps(
+    bus,
+    (name) => speaker.play({ kind: 'beep', name, volume: settings.audio.beep_volume, countdown: 0 }),
+    settings.audio.beeps,
+  );
+  const alarm = new AlarmService({
+    db,
+    kv,
+    bus,
+    security,
+    arbiter: audio,
+    clock,
+    devices: registry,
+    signals: beeps,
+    log,
+  });
   const runtime = new RuntimeMonitor();
   const sse = new StreamWriter(bus, openApiProjection, {
     heartbeatMs: settings.sse.heartbeat_seconds * 1000,
@@ -133,7 +153,6 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     return infoCache.info;
   };
 
-  const registry = new DeviceRegistry(db, bus);
   const devices = new DeviceService(registry, log);
   const tts = new TtsEngines(db);
   // The camera routes reach the camera driver once it is loaded (at start).
@@ -163,15 +182,11 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     arbiter: audio,
     clock,
   });
-  const beeps = new EventBeeps(
-    bus,
-    (name) => speaker.play({ kind: 'beep', name, volume: settings.audio.beep_volume, countdown: 0 }),
-    settings.audio.beeps,
-  );
   const services: OpenApiServices = {
     log,
     tokens,
     security,
+    alarm,
     speaker,
     runtime,
     info,
@@ -203,6 +218,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     bus,
     tokens,
     security,
+    alarm,
     speaker,
     sse,
     devices,
@@ -218,6 +234,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       control = await startControlServer(paths.socket, gateway);
       runtime.start();
       sse.start();
+      // Before the drivers: a report they bring at start is a detection like any other.
+      alarm.start();
       for (const driver of await loadDrivers(settings, log, opts.drivers)) devices.addDriver(driver);
       await devices.start();
       await app.listen({ port: settings.port, host: settings.host });
@@ -250,7 +268,9 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
         } finally {
           clearTimeout(cut);
         }
-        // After the requests in flight: one of them may still start a sound.
+        // After the requests in flight: one of them may still start a sound, or arm a mode. The
+        // alarm keeps its stored state for the next start.
+        alarm.stop();
         await audio.close();
         await devices.stop();
         await Promise.all([fetcher.close(), ttsDirectives.close()]);

@@ -4,7 +4,8 @@
  * resume with Last-Event-ID. Subscribers are called synchronously, in order; a throwing
  * subscriber is isolated from the others. Which events a client of the Open API stream sees, and
  * under which name, is that stream's projection (src/http/open-api/events.ts): the events of the
- * link window and of tokens never reach Open API clients.
+ * link window and of tokens never reach Open API clients. An event published by a subscriber is
+ * delivered right after the one being delivered, so every subscriber sees events in id order.
  */
 
 /**
@@ -60,6 +61,9 @@ export class EventBus {
   private count = 0;
   private lastId: number;
   private readonly listeners = new Set<Listener>();
+  /** Events published while listeners run, delivered once the current event has reached them all. */
+  private readonly queue: BusEvent[] = [];
+  private delivering = false;
 
   /**
    * @param capacity events kept for replay
@@ -82,12 +86,23 @@ export class EventBus {
     this.ring[this.next] = event as BusEvent;
     this.next = (this.next + 1) % this.capacity;
     if (this.count < this.capacity) this.count++;
-    for (const listener of this.listeners) {
-      try {
-        listener(event as BusEvent);
-      } catch (err) {
-        this.onListenerError(err);
+    this.queue.push(event as BusEvent);
+    // A listener that publishes (the alarm, on a device state) must not have its event reach the
+    // listeners after it before the event it reacts to: events are delivered in id order.
+    if (this.delivering) return event;
+    this.delivering = true;
+    try {
+      for (let e = this.queue.shift(); e; e = this.queue.shift()) {
+        for (const listener of this.listeners) {
+          try {
+            listener(e);
+          } catch (err) {
+            this.onListenerError(err);
+          }
+        }
       }
+    } finally {
+      this.delivering = false;
     }
     return event;
   }

@@ -39,6 +39,13 @@ export class SecurityService {
     return this.list().find((m) => m.enable);
   }
 
+  /** The mode one-click arming (S4) arms. */
+  defaultMode(): SecurityMode | undefined {
+    const rows = this.rows();
+    const r = rows.find((x) => x.is_default === 1) ?? rows[0];
+    return r && { sid: r.sid, name: r.name, enable: r.enable === 1 };
+  }
+
   /** Arms one mode (S2); the mode armed before is disarmed. */
   enable(sid: number): SecurityOutcome {
     const target = this.rows().find((r) => r.sid === sid);
@@ -60,8 +67,8 @@ export class SecurityService {
 
   /** One-click arm (S4): arms the default mode. */
   enableDefault(): SecurityOutcome {
-    const rows = this.rows();
-    const target = rows.find((r) => r.is_default === 1) ?? rows[0];
+    const mode = this.defaultMode();
+    const target = mode && this.rows().find((r) => r.sid === mode.sid);
     if (!target) return { ok: false, reason: 'unknown_sid' };
     this.armOnly(target);
     return { ok: true };

@@ -1,15 +1,10 @@
 import type { KvStore } from '../store/db.ts';
 import type { AudioArbiter } from './audio/arbiter.ts';
-import type { EventBus } from './event-bus.ts';
 
-/** The speaker's persisted state. */
+/** The speaker's persisted state. The alarm state belongs to the alarm (core/alarm). */
 export interface SpeakerState {
   volume: number;
   muted: boolean;
-  /** Whether alarm sounds are allowed; cancel_alarm turns this off until the next arming. */
-  alarm_sound: boolean;
-  /** The gateway's alarm state as reported by bridge#updateAlarmState. */
-  alarm_state: 'normal' | 'alarming' | 'cancelled';
 }
 
 /** A sound or beep request of G9. countdown -1 rings until cancel_alarm. */
@@ -30,10 +25,10 @@ export interface Playback extends PlayRequest {
 }
 
 const KEY = 'speaker';
-const DEFAULT: SpeakerState = { volume: 50, muted: false, alarm_sound: true, alarm_state: 'normal' };
+const DEFAULT: SpeakerState = { volume: 50, muted: false };
 
 /**
- * The gateway speaker's settings (G3, G5, G6, G7) and its G9 sounds and beeps. Every change is
+ * The gateway speaker's settings (G3, G5, G6) and its G9 sounds and beeps. Every change is
  * written to the store before the method returns. What is heard is decided by the audio arbiter
  * (core/audio/arbiter.ts): sounds and beeps are two of its layers, muting and the volume apply to
  * all of them.
@@ -45,10 +40,10 @@ export class SpeakerService {
 
   constructor(
     private readonly kv: KvStore,
-    private readonly bus: EventBus,
     private readonly output: AudioArbiter,
   ) {
-    this.state = { ...DEFAULT, ...kv.get<Partial<SpeakerState>>(KEY, {}) };
+    const stored = kv.get<Partial<SpeakerState>>(KEY, {});
+    this.state = { volume: stored.volume ?? DEFAULT.volume, muted: stored.muted ?? DEFAULT.muted };
     output.setVolume(this.state.volume);
     output.setMuted(this.state.muted);
   }
@@ -109,19 +104,9 @@ export class SpeakerService {
     this.output.stop();
   }
 
-  /** Silences a sounding alarm (G7): alarm and sounds stop; tells stream clients the alarm state changed. */
-  cancelAlarm(): void {
-    this.output.stop(['alarm', 'sound']);
-    const changed = this.state.alarm_state !== 'cancelled';
-    this.save({ alarm_sound: false, alarm_state: 'cancelled' });
-    if (changed) this.bus.publish('bridge#updateAlarmState', { payload: { alarm_state: 'cancelled' } });
-  }
-
-  /** Re-allows alarm sounds, e.g. when a security mode is armed again. */
-  rearm(): void {
-    if (this.state.alarm_sound && this.state.alarm_state === 'normal') return;
-    this.save({ alarm_sound: true, alarm_state: 'normal' });
-    this.bus.publish('bridge#updateAlarmState', { payload: { alarm_state: 'normal' } });
+  /** cancel_alarm (G7) also stops a G9 sound: one client rings `countdown: -1` until it (COMPAT.md). */
+  cancelSound(): void {
+    this.output.stop('sound');
   }
 
   private save(patch: Partial<SpeakerState>): void {

@@ -1,3 +1,5 @@
+// Directly from the file that holds only the SQL: the alarm's code imports the store.
+
 /**
  * Numbered migrations of the SQLite store. Append only: a migration that has shipped is never
  * edited; a change to the schema is a new entry with the next number.
@@ -66,6 +68,29 @@ export const migrations: readonly { version: number; sql: string }[] = [
     sql: `
       ALTER TABLE devices ADD COLUMN user_name TEXT;
       CREATE INDEX devices_third_serial ON devices (driver, third_serial_number);
+    `,
+  },
+  {
+    // The alarm (src/core/alarm): `alarm_config` holds one row per security mode whose alarm
+    // settings a client changed (PUT security/{sid}/config); a mode without a row has the defaults
+    // of src/core/alarm/config.ts, so a later release can change them for modes nobody configured.
+    // `devices` is a JSON array of serial numbers, or NULL for "every sensor". The alarm state
+    // moves from the speaker's stored value to the alarm's own (kv key `alarm`): a G7 "cancelled"
+    // given before the upgrade is still "cancelled" after it.
+    version: 3,
+    sql: `
+  CREATE TABLE alarm_config (
+    sid INTEGER PRIMARY KEY REFERENCES security_modes (sid) ON DELETE CASCADE,
+    exit_delay INTEGER NOT NULL,
+    entry_delay INTEGER NOT NULL,
+    alarm_sound TEXT NOT NULL,
+    alarm_duration INTEGER NOT NULL,
+    devices TEXT
+  );
+  INSERT INTO kv (key, value)
+    SELECT 'alarm', json_object('alarm_state', json_extract(value, '$.alarm_state'))
+    FROM kv WHERE key = 'speaker' AND json_extract(value, '$.alarm_state') = 'cancelled';
+  UPDATE kv SET value = json_remove(value, '$.alarm_state', '$.alarm_sound') WHERE key = 'speaker';
     `,
   },
 ];

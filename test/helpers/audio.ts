@@ -15,6 +15,8 @@ import { type StartOptions, startGateway, type TestGateway } from './foundation.
 export interface AudioGateway extends TestGateway {
   clock: ManualClock;
   sink: RecordingSink;
+  /** Restarts on the same data folder, with the same sink and clock. */
+  restart(): Promise<AudioGateway>;
 }
 
 /** A test gateway whose speaker is a recording sink on a manual clock. */
@@ -22,7 +24,11 @@ export async function startAudioGateway(opts: StartOptions = {}): Promise<AudioG
   const clock = new ManualClock();
   const sink = new RecordingSink(clock);
   const g = await startGateway({ ...opts, gatewayOptions: { ...opts.gatewayOptions, audio: { sink }, clock } });
-  return Object.assign(g, { clock, sink });
+  const withAudio = (t: TestGateway): AudioGateway => {
+    const restart = t.restart.bind(t);
+    return Object.assign(t, { clock, sink, restart: async () => withAudio(await restart()) });
+  };
+  return withAudio(g);
 }
 
 /** A pure sine of `hz`, `ms` long, at `amp` of full scale. */

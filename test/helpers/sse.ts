@@ -1,4 +1,7 @@
-/** A real event-stream client (the `eventsource` package, as browser-like clients use) that keeps every device event. */
+/**
+ * A real event-stream client (the `eventsource` package, as browser-like clients use) that keeps
+ * every device event, and the other events it is asked for.
+ */
 import { EventSource } from 'eventsource';
 
 export const DEVICE_EVENTS = [
@@ -26,13 +29,23 @@ export interface EventStream {
   close(): void;
 }
 
-/** Opens `/open-api/<version>/sse/bridge?access_token=` and resolves once the stream is open. */
-export async function openEvents(url: string, token: string, version = 'v2'): Promise<EventStream> {
+/**
+ * Opens `/open-api/<version>/sse/bridge?access_token=` and resolves once the stream is open.
+ * `also` names more events to keep, as `<module>#<type>` (`bridge#updateAlarmState`).
+ */
+export async function openEvents(
+  url: string,
+  token: string,
+  version = 'v2',
+  also: readonly string[] = [],
+): Promise<EventStream> {
   const es = new EventSource(`${url}/open-api/${version}/sse/bridge?access_token=${encodeURIComponent(token)}`);
   const events: StreamEvent[] = [];
   const waiters = new Set<() => void>();
-  for (const type of DEVICE_EVENTS) {
-    const name = `device#${version}#${type}`;
+  const kept = [...DEVICE_EVENTS.map((type) => `device#${type}`), ...also];
+  for (const event of kept) {
+    const [module, type] = event.split('#') as [string, string];
+    const name = `${module}#${version}#${type}`;
     es.addEventListener(name, (e: MessageEvent) => {
       events.push({ name, type, id: e.lastEventId, data: JSON.parse(e.data as string) });
       for (const w of waiters) w();

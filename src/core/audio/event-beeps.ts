@@ -1,6 +1,8 @@
 /**
  * Beeps on gateway events, as their names say: boot complete, device discovered, system armed,
- * system disarmed, factory reset. Each can be switched off (settings `audio.beeps.*`).
+ * system disarmed, factory reset. Each can be switched off (settings `audio.beeps.*`). Armed and
+ * disarmed are told by the alarm (core/alarm), not read from arm_state events: `arming` is sent
+ * when a mode is asked to arm, and "system Armed" must wait for the end of its exit delay.
  */
 import type { EventBus } from '../event-bus.ts';
 
@@ -22,15 +24,10 @@ export class EventBeeps {
     private readonly on: BeepSwitches,
   ) {}
 
-  /** Starts beeping on bus events (device discovered, armed, disarmed). */
+  /** Starts beeping on bus events (device discovered). */
   start(): void {
     this.off ??= this.bus.subscribe((e) => {
       if (e.name === 'device#addDevice' && this.on.device_discovered) this.beep('deviceDiscovered');
-      else if (e.name === 'security#updateArmState') {
-        const state = (e.data as { payload: { arm_state: string } }).payload.arm_state;
-        if (state === 'arming' && this.on.armed) this.beep('system Armed');
-        if (state === 'disarming' && this.on.disarmed) this.beep('system Disarmed');
-      }
     });
   }
 
@@ -42,6 +39,16 @@ export class EventBeeps {
   /** The gateway has started and listens. */
   bootComplete(): void {
     if (this.on.boot_complete) this.beep('bootComplete');
+  }
+
+  /** A security mode is armed (its exit delay is over). */
+  armed(): void {
+    if (this.on.armed) this.beep('system Armed');
+  }
+
+  /** A security mode is disarmed. */
+  disarmed(): void {
+    if (this.on.disarmed) this.beep('system Disarmed');
   }
 
   /** A factory reset has been done. */

@@ -2,6 +2,7 @@
  * What the Open API's routes are given by the composition root: core services only (the HTTP
  * layer knows no driver; cameras are reached through the small CameraApi of their routes).
  */
+import type { AlarmService } from '../../core/alarm/index.ts';
 import type { MediaPlayer } from '../../core/audio/index.ts';
 import type { DeviceEventInbox } from '../../core/devices/inbox.ts';
 import type { DeviceService } from '../../core/devices/index.ts';
@@ -18,6 +19,7 @@ export interface OpenApiServices {
   log: Log;
   tokens: TokenService;
   security: SecurityService;
+  alarm: AlarmService;
   speaker: SpeakerService;
   runtime: RuntimeMonitor;
   info(): GatewayInfo;

@@ -127,10 +127,11 @@ export function gatewayRoutes(s: OpenApiServices): RouteSpec[] {
       id: 'G7',
       method: 'PUT',
       path: '/bridge/cancel_alarm',
-      summary: 'Silence a sounding alarm',
+      summary: 'Silence a sounding alarm (and a G9 sound)',
       auth: 'token',
       handle() {
-        s.speaker.cancelAlarm();
+        s.alarm.cancel();
+        s.speaker.cancelSound();
         return done();
       },
     }),

@@ -1,12 +1,26 @@
-/** The security module (spec 4.3): S1-S5. */
-import { str } from '../../../catalog/schema.ts';
+/**
+ * The security module (spec 4.3): S1-S5, through the alarm (exit delays; a disarm stops an alarm);
+ * and beyond the spec the alarm's state and each mode's alarm settings (docs/security.md).
+ */
+import { any, arr, int, obj, oneOf, opt, str, union } from '../../../catalog/schema.ts';
+import { ALARM_SOUNDS } from '../../../core/alarm/index.ts';
 import { done, failed, type RouteSpec, route } from '../route.ts';
 import type { OpenApiServices } from '../services.ts';
 import { securityList } from '../wire.ts';
 
 const sid = { security_id: str({ pattern: /^\d{1,9}$/, patternDoc: 'a security mode id' }) };
 
-/** S1-S5. */
+const delay = int({ min: 0, max: 3600, unit: 's' });
+const configFields = {
+  exit_delay: delay,
+  entry_delay: delay,
+  alarm_sound: oneOf(...ALARM_SOUNDS),
+  alarm_duration: int({ min: -1, max: 3600, unit: 's', doc: 'seconds the alarm rings; -1 until cancelled' }),
+  devices: union(oneOf('all'), arr(str(), { doc: 'serial numbers of devices with a trigger capability' })),
+};
+const modeConfig = obj({ sid: int(), name: str(), ...configFields });
+
+/** S1-S5 and the alarm's own routes. */
 export function securityRoutes(s: OpenApiServices): RouteSpec[] {
   const unknown = (id: string) => failed(400, `security_id: no security mode with sid ${Number(id)}`);
   return [
@@ -19,16 +33,15 @@ export function securityRoutes(s: OpenApiServices): RouteSpec[] {
       answer: securityList,
       handle: () => done({ security_list: s.security.list() }),
     }),
-    // S4 and S5 are static paths, so they win over the parametric ones.
+    // S4, S5 and the alarm's state are static paths, so they win over the parametric ones.
     route({
       id: 'S4',
       method: 'PUT',
       path: '/security/enable',
-      summary: 'Arm the default mode (one-click)',
+      summary: 'Arm the default mode (one-click), after its exit delay',
       auth: 'token',
       handle() {
-        s.security.enableDefault();
-        s.speaker.rearm();
+        s.alarm.armDefault();
         return done();
       },
     }),
@@ -36,36 +49,74 @@ export function securityRoutes(s: OpenApiServices): RouteSpec[] {
       id: 'S5',
       method: 'PUT',
       path: '/security/disable',
-      summary: 'Disarm every mode',
+      summary: 'Disarm every mode (stops a pending or sounding alarm)',
       auth: 'token',
       handle() {
-        s.security.disableAll();
+        s.alarm.disarmAll();
         return done();
       },
+    }),
+    route({
+      id: 'X-alarm-status',
+      method: 'GET',
+      path: '/security/alarm',
+      summary: "The alarm's stage, state, mode, trigger and when the running delay or alarm ends",
+      auth: 'token',
+      answer: obj({
+        stage: oneOf('disarmed', 'exit_delay', 'armed', 'entry_delay', 'alarming'),
+        alarm_state: oneOf('normal', 'alarming', 'cancelled'),
+        mode: any('{sid, name} or null'),
+        ends_at: any('ISO 8601 date, or null'),
+        trigger: any('{serial_number, capability} or null'),
+        sound: any('the sound ringing, or null'),
+      }),
+      handle: () => done(s.alarm.status()),
     }),
     route({
       id: 'S2',
       method: 'PUT',
       path: '/security/{security_id}/enable',
-      summary: 'Arm one mode (the mode armed before is disarmed)',
+      summary: 'Arm one mode (the mode armed before is disarmed), after its exit delay',
       auth: 'token',
       params: sid,
-      handle({ params }) {
-        if (!s.security.enable(Number(params.security_id)).ok) return unknown(params.security_id);
-        s.speaker.rearm();
-        return done();
-      },
+      handle: ({ params }) => (s.alarm.arm(Number(params.security_id)).ok ? done() : unknown(params.security_id)),
     }),
     route({
       id: 'S3',
       method: 'PUT',
       path: '/security/{security_id}/disable',
-      summary: 'Disarm one mode',
+      summary: 'Disarm one mode (stops its pending or sounding alarm)',
       auth: 'token',
       params: sid,
+      handle: ({ params }) => (s.alarm.disarm(Number(params.security_id)).ok ? done() : unknown(params.security_id)),
+    }),
+    route({
+      id: 'X-alarm-config',
+      method: 'GET',
+      path: '/security/{security_id}/config',
+      summary: "A mode's alarm settings",
+      auth: 'token',
+      params: sid,
+      answer: modeConfig,
       handle({ params }) {
-        if (!s.security.disable(Number(params.security_id)).ok) return unknown(params.security_id);
-        return done();
+        const r = s.alarm.config(Number(params.security_id));
+        return r.ok ? done(r.config) : unknown(params.security_id);
+      },
+    }),
+    route({
+      id: 'X-alarm-configure',
+      method: 'PUT',
+      path: '/security/{security_id}/config',
+      summary: "Change a mode's alarm settings (only the fields given)",
+      auth: 'token',
+      params: sid,
+      // Checked by the alarm against the devices it names (they must exist and be able to trigger).
+      requestDoc: obj(Object.fromEntries(Object.entries(configFields).map(([k, v]) => [k, opt(v)]))),
+      answer: modeConfig,
+      handle({ params, body }) {
+        const r = s.alarm.configure(Number(params.security_id), body);
+        if (r.ok) return done(r.config);
+        return r.reason === 'unknown_sid' ? unknown(params.security_id) : failed(400, r.errors.join('; '));
       },
     }),
   ];
