@@ -153,13 +153,13 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     return infoCache.info;
   };
 
-  const devices = new DeviceService(registry, log);
+  const devices = new DeviceService(registry, log, clock);
   const tts = new TtsEngines(db);
   // The camera routes reach the camera driver once it is loaded (at start).
   const cameras = () => devices.driver('camera') as CameraDriver | undefined;
   const inbox = new ThirdPartyInbox(registry, log);
   const clips = new ClipStore();
-  const fetcher = new HttpAudioFetcher();
+  const fetcher = new HttpAudioFetcher(clock);
   const media = new MediaPlayer({
     fetcher,
     arbiter: audio,
@@ -173,7 +173,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   const espeak = detectEspeak(settings.audio.tts_builtin, (cmd) => onPath(cmd) !== undefined);
   if (!espeak && settings.audio.tts_builtin !== 'off')
     log.warn({ tts_builtin: settings.audio.tts_builtin }, 'no eSpeak NG found: the built-in TTS engine is not offered');
-  const ttsDirectives = new DirectiveClient(settings.thirdparty.timeout_ms);
+  const ttsDirectives = new DirectiveClient(settings.thirdparty.timeout_ms, clock);
   const speech = new TtsService({
     engines: tts,
     directives: ttsDirectives,
@@ -236,7 +236,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       sse.start();
       // Before the drivers: a report they bring at start is a detection like any other.
       alarm.start();
-      for (const driver of await loadDrivers(settings, log, opts.drivers)) devices.addDriver(driver);
+      for (const driver of await loadDrivers(settings, log, { clock, ...opts.drivers })) devices.addDriver(driver);
       await devices.start();
       await app.listen({ port: settings.port, host: settings.host });
       const addr = app.server.address();

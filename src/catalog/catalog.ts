@@ -3,6 +3,7 @@
  * compiled tables are built at load time from immutable data and never change afterwards.
  */
 
+import { deepFreeze } from '../lib/object.ts';
 import { type Clean, compileLenient } from './compile-lenient.ts';
 import { type Check, compileStrict } from './compile-strict.ts';
 import { cameraCapabilities } from './defs/camera.ts';
@@ -27,8 +28,8 @@ const specOrder =
     /\s+/,
   );
 
-/** Every capability of spec 2.6, one definition each, in the spec's order. */
-export const capabilities: readonly CapabilityDef[] = Object.freeze(
+/** Every capability of spec 2.6, one definition each, in the spec's order; frozen all the way down. */
+export const capabilities: readonly CapabilityDef[] = deepFreeze(
   [
     ...switchingCapabilities,
     ...lightingCapabilities,

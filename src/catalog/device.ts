@@ -19,10 +19,25 @@ export interface DeviceCapability {
   names: Map<string, DeviceEntry>;
 }
 
+/**
+ * Indexes built, by capability list. A device's list is replaced (never changed in place) when
+ * the device changes, so its index is built once per change, not once per command or report.
+ * A pure memo: what it returns depends only on the list.
+ */
+const indexes = new WeakMap<readonly CapabilityObject[], Map<string, DeviceCapability>>();
+
 /** Indexes a device's capability list; entries the catalog does not know are skipped. */
 export function indexDevice(caps: readonly CapabilityObject[]): Map<string, DeviceCapability> {
+  if (!Array.isArray(caps)) return new Map();
+  const known = indexes.get(caps);
+  if (known) return known;
+  const index = build(caps);
+  indexes.set(caps, index);
+  return index;
+}
+
+function build(caps: readonly CapabilityObject[]): Map<string, DeviceCapability> {
   const index = new Map<string, DeviceCapability>();
-  if (!Array.isArray(caps)) return index;
   for (const cap of caps) {
     if (!isObject(cap as unknown) || typeof cap.capability !== 'string') continue;
     const settings = isObject(cap.settings) ? (cap.settings as Record<string, SettingItem>) : undefined;

@@ -4,6 +4,7 @@
  * one more entry here (see docs/architecture.md).
  */
 import type { Driver } from '../core/devices/contract.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { Log } from '../lib/log.ts';
 import type { Settings } from '../settings/index.ts';
 import type { CameraDriverOptions } from './camera/index.ts';
@@ -11,6 +12,8 @@ import type { SimulatedZigbeeOptions } from './zigbee-sim/index.ts';
 
 /** What drivers may be given beyond the settings (tests shorten timings and inject timers). */
 export interface DriverOptions {
+  /** The clock of the drivers' timers (the gateway's). */
+  clock?: Clock;
   camera?: Pick<CameraDriverOptions, 'timers' | 'lookup'>;
   zigbee?: SimulatedZigbeeOptions;
 }
@@ -25,21 +28,27 @@ const DRIVERS: readonly DriverEntry[] = [
   {
     // Third-party devices sync through T1 at any time: always present.
     enabled: () => true,
-    load: async (s, log) => new (await import('./thirdparty/index.ts')).ThirdPartyDriver(s.thirdparty.timeout_ms, log),
+    load: async (s, log, o) =>
+      new (await import('./thirdparty/index.ts')).ThirdPartyDriver(s.thirdparty.timeout_ms, log, o.clock),
   },
   {
     enabled: (s) => s.zigbee.mode === 'z2m',
-    load: async (s, log, o) => (await import('./zigbee2mqtt/index.ts')).createZigbee2mqtt(s, log, o.zigbee?.driver),
+    load: async (s, log, o) =>
+      (await import('./zigbee2mqtt/index.ts')).createZigbee2mqtt(s, log, { clock: o.clock, ...o.zigbee?.driver }),
   },
   {
     enabled: (s) => s.zigbee.mode === 'sim',
-    load: async (s, log, o) => (await import('./zigbee-sim/index.ts')).createSimulatedZigbee(s, log, o.zigbee).driver,
+    load: async (s, log, o) =>
+      (await import('./zigbee-sim/index.ts')).createSimulatedZigbee(s, log, {
+        ...o.zigbee,
+        driver: { clock: o.clock, ...o.zigbee?.driver },
+      }).driver,
   },
   {
     // Cameras are added by hand (D2) and need no configuration: always present.
     enabled: () => true,
     load: async (s, log, o) =>
-      new (await import('./camera/index.ts')).CameraDriver({ settings: s.camera, log, ...o.camera }),
+      new (await import('./camera/index.ts')).CameraDriver({ settings: s.camera, log, clock: o.clock, ...o.camera }),
   },
 ];
 

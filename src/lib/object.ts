@@ -9,3 +9,15 @@ export function isObject(v: unknown): v is Record<string, unknown> {
 export function own<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
   return Object.hasOwn(table, key) ? table[key] : undefined;
 }
+
+/** Freezes plain objects and arrays all the way down (data tables that must never change after they are built). */
+export function deepFreeze<T>(value: T): T {
+  if (
+    Array.isArray(value) ||
+    (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype)
+  ) {
+    for (const v of Object.values(value as object)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

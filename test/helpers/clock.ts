@@ -5,6 +5,8 @@ import type { Clock } from '../../src/lib/clock.ts';
 export class ManualClock implements Clock {
   private timers: { at: number; seq: number; fn: () => void }[] = [];
   private seq = 0;
+  /** Timers fired so far. */
+  fired = 0;
 
   constructor(private t = Date.UTC(2025, 0, 1)) {}
 
@@ -28,6 +30,7 @@ export class ManualClock implements Clock {
       if (!due) break;
       this.timers = this.timers.filter((x) => x !== due);
       this.t = due.at;
+      this.fired++;
       due.fn();
     }
     this.t = target;
@@ -37,4 +40,51 @@ export class ManualClock implements Clock {
   pending(): number {
     return this.timers.length;
   }
+}
+
+/** Lets real I/O (sockets, child processes) run: the clock of the gateway is manual, the network is not. */
+export function settle(ms = 30): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Whether a promise has settled, without waiting for it. */
+export function watch<T>(p: Promise<T>): { readonly done: boolean; value: Promise<T> } {
+  const state = { done: false, value: p };
+  p.then(
+    () => {
+      state.done = true;
+    },
+    () => {
+      state.done = true;
+    },
+  );
+  return state;
+}
+
+/**
+ * Moves `clock` forward by `stepMs` until `p` settles (letting I/O run after each step) and
+ * returns how far the clock moved: a request that waits on the gateway's timers is answered at a
+ * clock time the test can assert exactly, without waiting that long.
+ */
+export async function advanceUntil<T>(
+  clock: ManualClock,
+  p: Promise<T>,
+  opts: { stepMs?: number; maxMs?: number } = {},
+): Promise<{ value: T; elapsedMs: number }> {
+  const step = opts.stepMs ?? 100;
+  const max = opts.maxMs ?? 60_000;
+  const w = watch(p);
+  let elapsed = 0;
+  await settle();
+  while (!w.done) {
+    if (elapsed >= max) throw new Error(`not settled after ${max} ms of clock time`);
+    const fired = clock.fired;
+    clock.advance(step);
+    elapsed += step;
+    await settle();
+    // A timer fired in this step: give what it set off time to reach the client before moving on
+    // (a busy machine may take longer than one settle), so the answer is seen at this step.
+    for (let i = 0; i < 50 && !w.done && clock.fired > fired; i++) await settle();
+  }
+  return { value: await p, elapsedMs: elapsed };
 }

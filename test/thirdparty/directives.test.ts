@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { call, listDevices, startGateway, type TestGateway } from '../helpers/foundation.ts';
+import { advanceUntil, ManualClock } from '../helpers/clock.ts';
+import { call, eventually, listDevices, startGateway, type TestGateway } from '../helpers/foundation.ts';
 import { type EventStream, openEvents } from '../helpers/sse.ts';
 import { deadAddress, endpoint, type Service, sendEvent, startService, successReply } from '../helpers/thirdparty.ts';
 
@@ -14,6 +15,7 @@ function send(res: ServerResponse, body: string, type = 'application/json') {
 
 describe('directives to third-party services (T2)', () => {
   let g: TestGateway;
+  const clock = new ManualClock();
   let token: string;
   let service: Service;
   let stream: EventStream;
@@ -21,8 +23,9 @@ describe('directives to third-party services (T2)', () => {
   const tags = { toggle: { '1': 'Lamp' }, route: { id: 'abc', b64: 'AAEC' } };
 
   before(async () => {
-    // A short timeout keeps the timeout tests quick; the spec's 3 s is the default.
-    g = await startGateway({ overrides: { thirdparty: { timeout_ms: 700 } } });
+    // The gateway's clock is moved by hand: the timeout test moves it past the 700 ms it sets, and
+    // no other test depends on how fast the machine is.
+    g = await startGateway({ overrides: { thirdparty: { timeout_ms: 700 } }, gatewayOptions: { clock } });
     token = await g.linkToken('wifi-addon');
     service = await startService();
     stream = await openEvents(g.url, token);
@@ -163,7 +166,10 @@ describe('directives to third-party services (T2)', () => {
   test('a timeout gives 110019 and marks the device offline; a state report brings it back', async () => {
     const held: ServerResponse[] = [];
     service.handle((_d, _req, res) => void held.push(res));
-    const r = await control({ power: { powerState: 'on' } });
+    const pending = control({ power: { powerState: 'on' } });
+    await eventually(() => held.length === 1, 5000, 'the directive');
+    const { value: r, elapsedMs } = await advanceUntil(clock, pending);
+    assert.equal(elapsedMs, 700);
     assert.equal(r.json.error, 110019, r.text);
     assert.match(r.json.message, /no answer within 700 ms/);
     for (const res of held) res.destroy();

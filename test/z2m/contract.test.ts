@@ -125,7 +125,9 @@ async function simulatorBackend(): Promise<Backend> {
 async function realBackend(): Promise<Backend> {
   const broker: Broker = await startBroker();
   const base = 'contract_z2m';
-  let z2m: RealZigbee2mqtt = await startRealZigbee2mqtt({ mqttUrl: broker.url, baseTopic: base });
+  // Availability after an hour: a busy machine must not make a quiet battery device look offline.
+  const avail = { availabilityTimeoutSeconds: 3600 };
+  let z2m: RealZigbee2mqtt = await startRealZigbee2mqtt({ mqttUrl: broker.url, baseTopic: base, ...avail });
   const hooks: MqttClient = await mqtt.connectAsync(broker.url, { reconnectPeriod: 0 });
   const hook = (path: string, body: unknown = {}) =>
     hooks.publishAsync(`${z2m.hookPrefix}/${path}`, JSON.stringify(body), { qos: 1 }).then(() => {});
@@ -156,7 +158,7 @@ async function realBackend(): Promise<Backend> {
       await z2m.kill();
     },
     async restart() {
-      z2m = await startRealZigbee2mqtt({ mqttUrl: broker.url, baseTopic: base, dataDir });
+      z2m = await startRealZigbee2mqtt({ mqttUrl: broker.url, baseTopic: base, dataDir, ...avail });
     },
     model: (role) => SPECS[role].expectedModel,
     async stop() {

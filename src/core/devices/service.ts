@@ -12,6 +12,7 @@ import {
   validateQuery,
   validateTags,
 } from '../../catalog/index.ts';
+import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
 import { isObject } from '../../lib/object.ts';
 import type { DeviceRecord, Driver, DriverCommand, Outcome } from './contract.ts';
@@ -72,6 +73,7 @@ export class DeviceService {
   constructor(
     readonly registry: DeviceRegistry,
     private readonly log?: Log,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Registers a driver (before start); start() starts every registered driver. */
@@ -132,7 +134,7 @@ export class DeviceService {
     if ('error' in plan) return plan;
     // Configuring and controlling are two round trips to the device; together they must still
     // answer well inside the 5 s clients wait (COMPAT.md).
-    const deadline = Date.now() + UPDATE_BUDGET_MS;
+    const deadline = this.clock.now() + UPDATE_BUDGET_MS;
 
     if (plan.capabilities && plan.capabilities.changed.length > 0) {
       const outcome = await this.execute({

@@ -5,14 +5,20 @@
  */
 import { Agent, request } from 'undici';
 import type { AudioFetcher, FetchOutcome } from '../../core/audio/media.ts';
+import { type Clock, systemClock } from '../../lib/clock.ts';
 
 const MAX_REDIRECTS = 3;
 
 export class HttpAudioFetcher implements AudioFetcher {
   private readonly agent = new Agent({ connections: 8, keepAliveTimeout: 5_000 });
 
+  /** `clock` runs the deadline of each fetch (the gateway's). */
+  constructor(private readonly clock: Clock = systemClock) {}
+
   async fetch(url: URL, limits: { maxBytes: number; timeoutMs: number }): Promise<FetchOutcome> {
-    const signal = AbortSignal.timeout(limits.timeoutMs);
+    const abort = new AbortController();
+    const signal = abort.signal;
+    const cancel = this.clock.setTimer(limits.timeoutMs, () => abort.abort());
     let current = url;
     try {
       for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
@@ -58,6 +64,8 @@ export class HttpAudioFetcher implements AudioFetcher {
       if (signal.aborted || e.name === 'TimeoutError' || /Timeout/i.test(e.code ?? ''))
         return { ok: false, reason: `no complete answer within ${limits.timeoutMs} ms` };
       return { ok: false, reason: `${e.cause?.code ?? e.code ?? e.name}: ${e.message}` };
+    } finally {
+      cancel();
     }
   }
 

@@ -19,6 +19,7 @@ import type {
   Provisioning,
   ProvisionOutcome,
 } from '../../core/devices/contract.ts';
+import type { Clock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
 import { type CameraSpec, chooseAccount, configuredSource, readAddRequest } from './add-request.ts';
 import {
@@ -56,6 +57,8 @@ export interface CameraDriverOptions {
   log?: Log;
   /** The watcher's timers (tests run rounds by hand). */
   timers?: Timers;
+  /** The clock of the snapshot cache (the gateway's). */
+  clock?: Clock;
   /** DNS lookup for RTSP connections (node's by default). */
   lookup?: LookupFunction;
 }
@@ -95,6 +98,7 @@ export class CameraDriver implements Driver {
       ...(opts.log ? { log: opts.log } : {}),
     });
     this.snapshots = new Snapshots({
+      ...(opts.clock ? { now: () => (opts.clock as Clock).now() } : {}),
       ffmpeg: this.ffmpeg,
       live: this.live,
       dispatcher: this.agent,

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
+import { type Clock, systemClock } from '../../lib/clock.ts';
 import { isObject } from '../../lib/object.ts';
 
 /** How a directive ended. */
@@ -46,16 +47,21 @@ export function readReply(text: string): DirectiveReply {
 export class DirectiveClient {
   private readonly agent: Agent;
 
-  constructor(private readonly timeoutMs: number) {
+  /** `clock` runs the wait for each reply; the agent's own timeouts are only a backstop behind it. */
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly clock: Clock = systemClock,
+  ) {
     // Many connections per origin: a provider may hold directives for one device for a while
     // and answer them together, so concurrent directives must not queue behind each other.
+    const backstop = timeoutMs + 60_000;
     this.agent = new Agent({
       connections: 64,
       keepAliveTimeout: 10_000,
       keepAliveMaxTimeout: 60_000,
-      connect: { timeout: timeoutMs },
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
+      connect: { timeout: backstop },
+      headersTimeout: backstop,
+      bodyTimeout: backstop,
     });
   }
 
@@ -78,7 +84,9 @@ export class DirectiveClient {
     const body = JSON.stringify({
       directive: endpoint === undefined ? { header, payload } : { header, endpoint, payload },
     });
-    const signal = AbortSignal.timeout(wait);
+    const abort = new AbortController();
+    const signal = abort.signal;
+    const cancel = this.clock.setTimer(wait, () => abort.abort());
     try {
       const res = await request(address, {
         method: 'POST',
@@ -111,6 +119,8 @@ export class DirectiveClient {
       const timedOut = signal.aborted || e.name === 'TimeoutError' || /Timeout/i.test(e.code ?? '');
       const reason = timedOut ? `no answer within ${wait} ms` : `${e.cause?.code ?? e.code ?? e.name}: ${e.message}`;
       return { kind: 'failed', reason, offline: !timedOut || wait >= this.timeoutMs };
+    } finally {
+      cancel();
     }
   }
 

@@ -7,6 +7,7 @@
 import { ErrorCode, type ErrorCodeValue, errorMessages } from '../../catalog/errors.ts';
 import { type CapabilityObject, sanitizeReport } from '../../catalog/index.ts';
 import type { DeviceRecord, Driver, DriverCommand, DriverHost, Outcome } from '../../core/devices/contract.ts';
+import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
 import { isObject } from '../../lib/object.ts';
 import { DirectiveClient, type DirectiveReply } from './directives.ts';
@@ -49,8 +50,9 @@ export class ThirdPartyDriver implements Driver {
   constructor(
     timeoutMs: number,
     private readonly log?: Log,
+    private readonly clock: Clock = systemClock,
   ) {
-    this.client = new DirectiveClient(timeoutMs);
+    this.client = new DirectiveClient(timeoutMs, clock);
   }
 
   async start(host: DriverHost): Promise<void> {
@@ -109,7 +111,7 @@ export class ThirdPartyDriver implements Driver {
       version,
       { serial_number: d.serial_number, third_serial_number: d.third_serial_number ?? '', tags: d.tags ?? {} },
       payload,
-      deadline === undefined ? undefined : deadline - Date.now(),
+      deadline === undefined ? undefined : deadline - this.clock.now(),
     );
   }
 
