@@ -289,6 +289,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     },
     async reset() {
       factoryReset(db, { registry, engines: tts, tokens });
+      await devices.afterReset();
       beeps.factoryReset();
     },
   };

@@ -105,6 +105,11 @@ export interface Driver {
   readonly pairing?: Pairing;
   /** D2, for drivers that add devices given by hand. */
   readonly provisioning?: Provisioning;
+  /**
+   * After a factory reset cleared the registry: a driver whose network still holds its devices
+   * (Zigbee) announces them again, as fresh devices.
+   */
+  afterReset?(): Promise<void>;
 }
 
 /**

@@ -275,6 +275,11 @@ export class DeviceService {
     return failed ? fromOutcome(failed) : { ok: true };
   }
 
+  /** Tells every driver the registry was cleared by a factory reset. */
+  async afterReset(): Promise<void> {
+    await Promise.all([...this.drivers.values()].map((d) => d.afterReset?.()));
+  }
+
   /** Whether any driver is pairing now. */
   discovering(): boolean {
     return [...this.drivers.values()].some((d) => d.pairing?.discovering() === true);

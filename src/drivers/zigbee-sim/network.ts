@@ -31,6 +31,8 @@ export interface SimNetworkOptions {
   devices: number;
   /** Broker port (0: a free one). */
   port?: number;
+  /** A folder where each instance keeps its network between runs (`<base topic>.json`); none: afresh. */
+  stateDir?: string;
   sim?: Partial<Omit<SimulatorOptions, 'url' | 'baseTopic' | 'devices'>>;
 }
 
@@ -59,7 +61,14 @@ export async function startSimNetwork(opts: SimNetworkOptions): Promise<SimNetwo
     const offset = Math.floor((i * fixtures.length) / Math.max(1, n));
     const models = Array.from({ length: count }, (_, k) => fixtures[(offset + k) % fixtures.length] as ModelFixture);
     const candidates = [...fixtures.slice(count % fixtures.length), ...fixtures.slice(0, count % fixtures.length)];
-    return new Z2mSimulator({ url, baseTopic, devices: models, joinCandidates: candidates, ...opts.sim });
+    return new Z2mSimulator({
+      url,
+      baseTopic,
+      devices: models,
+      joinCandidates: candidates,
+      ...(opts.stateDir ? { stateFile: join(opts.stateDir, `${encodeURIComponent(baseTopic)}.json`) } : {}),
+      ...opts.sim,
+    });
   });
   await Promise.all(sims.map((s) => s.start()));
   let brokerUp = true;

@@ -5,6 +5,8 @@
  * and `/get` as Zigbee2MQTT does; lets devices join (with an interview) while joining is open;
  * reports drifting sensor values on a schedule; and has hooks for tests (offline, leave, failures).
  */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import mqtt, { type MqttClient } from 'mqtt';
 import { noDelay } from '../../lib/mqtt.ts';
 import { isObject } from '../../lib/object.ts';
@@ -26,10 +28,24 @@ export interface SimulatorOptions {
   /** Delay from opening permit_join to a device joining; and the interview's length. */
   joinDelayMs?: number;
   interviewMs?: number;
-  /** Devices that join per permit_join window. */
+  /** Devices that join per permit_join window (DEFAULT_JOINS_PER_WINDOW). */
   joinsPerWindow?: number;
   /** Delay before a set is answered (a real network takes some tens of ms). */
   responseDelayMs?: number;
+  /**
+   * Where the network keeps itself between runs (as a real Zigbee2MQTT and its devices would):
+   * devices that left stay gone, joined devices stay joined, devices keep their state. Absent:
+   * the network starts afresh every time (tests).
+   */
+  stateFile?: string;
+}
+
+/** What the simulated network keeps between runs. */
+interface SavedNetwork {
+  version: 1;
+  serial: number;
+  nextJoin: number;
+  devices: { ieee: string; friendly: string; model: string; state: Record<string, unknown>; online: boolean }[];
 }
 
 export interface SimDevice {
@@ -46,6 +62,9 @@ export interface SimDevice {
   /** Milliseconds the device takes to confirm its leave (a sleepy end device); 0 by default. */
   removeDelayMs?: number;
 }
+
+/** Devices "in range" that join when joining opens, one after the other (docs/zigbee.md). */
+export const DEFAULT_JOINS_PER_WINDOW = 3;
 
 const ROOMS = [
   'Living room',
@@ -67,6 +86,7 @@ export class Z2mSimulator {
   private readonly rand: () => number;
   private readonly timers = new Set<NodeJS.Timeout>();
   private reportTimer?: NodeJS.Timeout;
+  private saveTimer?: NodeJS.Timeout;
   private permitJoinEnd = 0;
   private permitTimer?: NodeJS.Timeout;
   private nextJoin = 0;
@@ -79,6 +99,7 @@ export class Z2mSimulator {
   constructor(private readonly opts: SimulatorOptions) {
     this.base = opts.baseTopic;
     this.rand = seeded(opts.seed ?? hash(opts.baseTopic));
+    if (this.restore()) return;
     const names = new Map<string, number>();
     for (const fx of opts.devices) {
       const label = `${ROOMS[this.serial % ROOMS.length]} ${fx.family}`;
@@ -86,6 +107,64 @@ export class Z2mSimulator {
       names.set(label, n);
       this.add(fx, n > 1 ? `${label} ${n}` : label, false);
     }
+  }
+
+  /** Brings the network back as it was saved; false when there is nothing (readable) to bring back. */
+  private restore(): boolean {
+    const file = this.opts.stateFile;
+    if (!file || !existsSync(file)) return false;
+    let saved: SavedNetwork;
+    try {
+      saved = JSON.parse(readFileSync(file, 'utf8')) as SavedNetwork;
+    } catch {
+      return false; // a damaged file: the network starts afresh (and is saved again)
+    }
+    if (saved?.version !== 1 || !Array.isArray(saved.devices)) return false;
+    const models = new Map([...this.opts.devices, ...(this.opts.joinCandidates ?? [])].map((f) => [f.model, f]));
+    for (const s of saved.devices) {
+      const fixture = models.get(s.model);
+      if (!fixture || typeof s.ieee !== 'string') continue;
+      const props = simProperties(fixture.exposes);
+      const state = { ...initialState(props, this.rand), ...(isObject(s.state) ? s.state : {}) };
+      this.devices.set(s.ieee, {
+        ieee: s.ieee,
+        friendly: typeof s.friendly === 'string' ? s.friendly : s.ieee,
+        fixture,
+        props,
+        state,
+        online: s.online !== false,
+        interviewing: false,
+      });
+    }
+    this.serial = Number.isInteger(saved.serial) ? saved.serial : this.devices.size;
+    this.nextJoin = Number.isInteger(saved.nextJoin) ? saved.nextJoin : 0;
+    return true;
+  }
+
+  /** Saves the network soon (changes come in bursts: one write for a burst). */
+  private persist(): void {
+    if (!this.opts.stateFile || this.saveTimer) return;
+    this.saveTimer = setTimeout(() => this.saveNow(), 200);
+    this.saveTimer.unref();
+  }
+
+  private saveNow(): void {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    const file = this.opts.stateFile;
+    if (!file) return;
+    const saved: SavedNetwork = {
+      version: 1,
+      serial: this.serial,
+      nextJoin: this.nextJoin,
+      devices: this.list()
+        .filter((d) => !d.interviewing)
+        .map((d) => ({ ieee: d.ieee, friendly: d.friendly, model: d.fixture.model, state: d.state, online: d.online })),
+    };
+    mkdirSync(dirname(file), { recursive: true });
+    // Written aside, then renamed: a stop in the middle never leaves half a file.
+    writeFileSync(`${file}.tmp`, JSON.stringify(saved));
+    renameSync(`${file}.tmp`, file);
   }
 
   private add(fixture: ModelFixture, friendly: string | undefined, interviewing: boolean): SimDevice {
@@ -126,6 +205,7 @@ export class Z2mSimulator {
   }
 
   async stop(): Promise<void> {
+    if (this.saveTimer || this.opts.stateFile) this.saveNow();
     if (this.reportTimer) clearInterval(this.reportTimer);
     if (this.permitTimer) clearTimeout(this.permitTimer);
     for (const t of this.timers) clearTimeout(t);
@@ -231,6 +311,8 @@ export class Z2mSimulator {
 
   private pub(topic: string, payload: string, retain = false): void {
     this.client?.publish(topic, payload, { retain, qos: 0 });
+    // Whatever the network publishes follows a change of it (or repeats one): keep it.
+    this.persist();
   }
 
   private publishAll(): void {
@@ -429,7 +511,7 @@ export class Z2mSimulator {
           this.permitJoinEnd = 0;
           this.publishInfo();
         }, Math.min(time, 254) * 1000);
-        for (let i = 0; i < (this.opts.joinsPerWindow ?? 1); i++)
+        for (let i = 0; i < (this.opts.joinsPerWindow ?? DEFAULT_JOINS_PER_WINDOW); i++)
           this.later((this.opts.joinDelayMs ?? 3000) * (i + 1), () => {
             if (this.permitJoinOpen()) this.join();
           });

@@ -3,6 +3,7 @@
  * starts (embedded broker and simulated Zigbee2MQTT instances) when the driver starts and stops
  * with it. The very code path of a real Zigbee2MQTT, with no hardware.
  */
+import { join } from 'node:path';
 import type { Driver } from '../../core/devices/contract.ts';
 import type { Log } from '../../lib/log.ts';
 import type { Settings } from '../../settings/index.ts';
@@ -26,7 +27,13 @@ export function createSimulatedZigbee(
   let network: SimNetwork | undefined;
   const driver = new Zigbee2MqttDriver({
     url: async () => {
-      network = await startSimNetwork({ baseTopics: z.base_topics, devices: z.sim_devices, sim: opts.sim });
+      network = await startSimNetwork({
+        baseTopics: z.base_topics,
+        devices: z.sim_devices,
+        // The network remembers itself in the data folder, as a real one would (docs/zigbee.md).
+        stateDir: join(settings.data_dir, 'zigbee-sim'),
+        sim: opts.sim,
+      });
       log.info(
         { url: network.url, devices: z.sim_devices, base_topics: z.base_topics },
         'zigbee: simulated network started',

@@ -90,6 +90,11 @@ export class Bridge {
     this.readAll = true;
   }
 
+  /** The next bridge/devices list reads every device back (after a factory reset announces them again). */
+  readAllNext(): void {
+    this.readAll = true;
+  }
+
   entryOf(ieee: string): Entry | undefined {
     return this.byIeee.get(ieee);
   }

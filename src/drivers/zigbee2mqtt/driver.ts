@@ -127,6 +127,21 @@ export class Zigbee2MqttDriver implements Driver {
     await this.opts.onStopped?.();
   }
 
+  /**
+   * After a factory reset: the devices are still in Zigbee2MQTT's network, so they are announced
+   * again (read from the retained bridge/devices, as at a start), with their state read back.
+   */
+  async afterReset(): Promise<void> {
+    for (const b of this.bridges.values()) {
+      for (const e of [...b.entries()]) b.forget(e.ieee);
+      b.readAllNext();
+      const devices = `${b.base}/bridge/devices`;
+      // Subscribing again delivers the retained list at once.
+      this.link.unsubscribe([devices]);
+      this.link.subscribe([devices]);
+    }
+  }
+
   discovering(): boolean {
     const now = this.clock.now();
     for (const b of this.bridges.values())
