@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import { type ControlServer, startControlServer } from './control/server.ts';
+import { ActivityLog } from './core/activity.ts';
 import { AlarmService } from './core/alarm/index.ts';
 import { AudioArbiter, type AudioSink, EventBeeps, MediaPlayer, SoundLibrary } from './core/audio/index.ts';
 import { DeviceRegistry, DeviceService } from './core/devices/index.ts';
@@ -154,6 +155,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   };
 
   const devices = new DeviceService(registry, log, clock);
+  const activity = new ActivityLog(bus, log, () => registry.list());
   const tts = new TtsEngines(db);
   // The camera routes reach the camera driver once it is loaded (at start).
   const cameras = () => devices.driver('camera') as CameraDriver | undefined;
@@ -235,6 +237,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       runtime.start();
       sse.start();
       // Before the drivers: a report they bring at start is a detection like any other.
+      activity.start();
       alarm.start();
       for (const driver of await loadDrivers(settings, log, { clock, ...opts.drivers })) devices.addDriver(driver);
       await devices.start();
@@ -271,6 +274,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
         // After the requests in flight: one of them may still start a sound, or arm a mode. The
         // alarm keeps its stored state for the next start.
         alarm.stop();
+        activity.stop();
         await audio.close();
         await devices.stop();
         await Promise.all([fetcher.close(), ttsDirectives.close()]);

@@ -28,6 +28,8 @@ export interface EventPayloads {
   'link#waiting': { payload: { apps: string[] } };
   /** The link window opened or closed, or an app was approved or denied. */
   'link#window': { payload: { open: boolean; until: string | null } };
+  /** A token was issued (its id and app name; never the token). */
+  'token#issued': { payload: { token_id: string; app_name: string | null } };
   /** A token was revoked: its streams end. */
   'token#revoked': { payload: { token_id: string } };
   /** Every token was cleared (factory reset): every stream ends. */

@@ -138,6 +138,7 @@ export class TokenService {
       .prepare('INSERT INTO tokens (id, hash, app_name, created_at, last_used_at) VALUES (?, ?, ?, ?, ?)')
       .run(row.id, row.hash, row.app_name, row.created_at, row.last_used_at);
     this.byHash.set(row.hash.toString('hex'), row);
+    this.bus?.publish('token#issued', { payload: { token_id: row.id, app_name: row.app_name } });
     return token;
   }
 

@@ -126,8 +126,29 @@ export class DeviceService {
     return outcome;
   }
 
-  /** D4: validates the whole body first, then configures, controls, and renames/retags, in that order. */
-  async update(serial: string, body: Record<string, unknown>): Promise<Done> {
+  /**
+   * D4: validates the whole body first, then configures, controls, and renames/retags, in that
+   * order. `by` names who asked (the client's app name) in the activity log: one line per command.
+   */
+  async update(serial: string, body: Record<string, unknown>, by?: string | null): Promise<Done> {
+    const done = await this.apply(serial, body);
+    const name = this.registry.get(serial)?.name ?? serial;
+    const what = Object.keys(body).join(', ') || 'nothing';
+    const who = by ?? 'a client';
+    if (done.ok)
+      this.log?.info(
+        { serial_number: serial, app_name: by ?? null, body: what },
+        `${who} changed ${name} (${what}): done`,
+      );
+    else
+      this.log?.info(
+        { serial_number: serial, app_name: by ?? null, error: done.error },
+        `${who} changed ${name} (${what}): refused, ${done.message}`,
+      );
+    return done;
+  }
+
+  private async apply(serial: string, body: Record<string, unknown>): Promise<Done> {
     const device = this.registry.get(serial);
     if (!device) return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
     const plan = this.plan(device, body);

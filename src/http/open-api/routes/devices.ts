@@ -114,7 +114,8 @@ export function deviceRoutes(s: OpenApiServices): RouteSpec[] {
         ErrorCode.DEVICE_CONFIG_FAILED,
         ErrorCode.CAMERA_NO_OFFLINE_OPERATION,
       ],
-      handle: async ({ params, body }) => answer(await s.devices.update(params.serial_number, body)),
+      handle: async ({ params, body, token }) =>
+        answer(await s.devices.update(params.serial_number, body, token?.app_name)),
     }),
     route({
       id: 'D5',

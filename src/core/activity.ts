@@ -1,0 +1,107 @@
+/**
+ * The activity log: one line at `info` for each thing a person wants to know happened, read off
+ * the domain events (a device added, removed, renamed, going offline; the link button; a token
+ * issued or revoked; arming, disarming, the alarm). Never a token or a password. Commands log their
+ * own line with the client's app name (DeviceService.update); failed directives log in their driver.
+ */
+import type { Log } from '../lib/log.ts';
+import type { BusEvent, EventBus, EventPayloads } from './event-bus.ts';
+
+type Payload<N extends keyof EventPayloads> = EventPayloads[N];
+
+export class ActivityLog {
+  /** Device names by serial number, to name a device in the line of its removal. */
+  private readonly names = new Map<string, string>();
+  private unsubscribe?: () => void;
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly log: Log,
+    known: () => readonly { serial_number: string; name: string }[],
+  ) {
+    for (const d of known()) this.names.set(d.serial_number, d.name);
+  }
+
+  start(): void {
+    this.unsubscribe = this.bus.subscribe((e) => this.line(e));
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+  }
+
+  private name(serial: string): string {
+    return this.names.get(serial) ?? serial;
+  }
+
+  private line(e: BusEvent): void {
+    switch (e.name) {
+      case 'device#addDevice': {
+        const d = (e.data as Payload<'device#addDevice'>).payload as {
+          serial_number: string;
+          name: string;
+          model?: string;
+        };
+        this.names.set(d.serial_number, d.name);
+        this.log.info({ serial_number: d.serial_number, model: d.model }, `device added: ${d.name}`);
+        return;
+      }
+      case 'device#deleteDevice': {
+        const { serial_number } = (e.data as Payload<'device#deleteDevice'>).endpoint;
+        this.log.info({ serial_number }, `device removed: ${this.name(serial_number)}`);
+        this.names.delete(serial_number);
+        return;
+      }
+      case 'device#updateDeviceInfo': {
+        const d = e.data as Payload<'device#updateDeviceInfo'>;
+        const before = this.names.get(d.endpoint.serial_number);
+        if (before !== undefined && before !== d.payload.name)
+          this.log.info({ serial_number: d.endpoint.serial_number }, `device renamed: ${before} -> ${d.payload.name}`);
+        this.names.set(d.endpoint.serial_number, d.payload.name);
+        return;
+      }
+      case 'device#updateDeviceOnline': {
+        const d = e.data as Payload<'device#updateDeviceOnline'>;
+        const serial = d.endpoint.serial_number;
+        this.log.info(
+          { serial_number: serial },
+          `device ${d.payload.online ? 'online' : 'offline'}: ${this.name(serial)}`,
+        );
+        return;
+      }
+      case 'security#updateArmState': {
+        const { arm_state, detail } = (e.data as Payload<'security#updateArmState'>).payload;
+        this.log.info({ sid: detail.sid }, `${arm_state === 'arming' ? 'armed' : 'disarmed'}: ${detail.name}`);
+        return;
+      }
+      case 'bridge#updateAlarmState': {
+        const { alarm_state } = (e.data as Payload<'bridge#updateAlarmState'>).payload;
+        this.log.info({}, `alarm ${alarm_state}`);
+        return;
+      }
+      case 'link#window': {
+        const { open, until } = (e.data as Payload<'link#window'>).payload;
+        this.log.info({}, open ? `link button pressed: apps may get a token until ${until}` : 'link window closed');
+        return;
+      }
+      case 'link#waiting': {
+        const { apps } = (e.data as Payload<'link#waiting'>).payload;
+        this.log.info({ apps }, `waiting for approval: ${apps.map((a) => a || '(no app_name)').join(', ')}`);
+        return;
+      }
+      case 'token#issued': {
+        const { token_id, app_name } = (e.data as Payload<'token#issued'>).payload;
+        this.log.info({ token_id }, `token issued to ${app_name ?? 'a client without app_name'}`);
+        return;
+      }
+      case 'token#revoked':
+        this.log.info({ token_id: (e.data as Payload<'token#revoked'>).payload.token_id }, 'token revoked');
+        return;
+      case 'token#cleared':
+        this.log.info({}, 'every token cleared (factory reset)');
+        return;
+      default:
+        return;
+    }
+  }
+}
