@@ -6,6 +6,7 @@
 import type { Driver } from '../core/devices/contract.ts';
 import type { Settings } from '../settings/index.ts';
 import type { CameraDriverOptions } from './camera/index.ts';
+import type { HerdsmanDriverOptions } from './herdsman/index.ts';
 import type { SimulatedZigbeeOptions } from './zigbee-sim/index.ts';
 
 /** The logger drivers need (pino's Logger fits). */
@@ -20,6 +21,8 @@ export interface DriverLog {
 export interface DriverOptions {
   camera?: Pick<CameraDriverOptions, 'timers' | 'lookup'>;
   zigbee?: SimulatedZigbeeOptions;
+  /** Mode `herdsman`: timings, and what stands in for the USB coordinator in tests. */
+  herdsman?: HerdsmanDriverOptions;
 }
 
 interface DriverEntry {
@@ -37,6 +40,11 @@ const DRIVERS: readonly DriverEntry[] = [
   {
     enabled: (s) => s.zigbee.mode === 'z2m',
     load: async (s, log, o) => (await import('./zigbee2mqtt/index.ts')).createZigbee2mqtt(s, log, o.zigbee?.driver),
+  },
+  {
+    // zigbee-herdsman and its converters (large) are loaded only here.
+    enabled: (s) => s.zigbee.mode === 'herdsman',
+    load: async (s, log, o) => (await import('./herdsman/index.ts')).createHerdsman(s, log, o.herdsman),
   },
   {
     enabled: (s) => s.zigbee.mode === 'sim',
