@@ -14,6 +14,14 @@ import { type DeviceMapping, toApiState } from './mapping.ts';
 export interface ZigbeeDeviceInfo {
   /** The driver's own id of the device (DeviceRecord.driver_ref). */
   ref: string;
+  /** Its IEEE address (`0x` and 16 hex digits), kept in `extra.ieee_address` by every Zigbee driver. */
+  ieee: string;
+  /**
+   * The other Zigbee drivers whose stored devices this one takes over when it finds the same
+   * device (same IEEE address): moving between Zigbee2MQTT and a coordinator of the gateway's own
+   * keeps serial numbers, names, tags and state.
+   */
+  adoptFrom: readonly string[];
   /** The name announced: the backend's own name of the device, or its model's description. */
   name: string;
   vendor: string;
@@ -43,7 +51,7 @@ export function announceZigbeeDevice(
 ): { added: boolean; record: DeviceRecord } {
   const labels = d.mapping.channelLabels;
   const extra = { ...d.extra, exposes: d.exposes, channel_aliases: d.mapping.channelAliases };
-  const existing = host.findByRef(driver, d.ref);
+  const existing = host.findByRef(driver, d.ref) ?? adopt(host, driver, d);
   if (!existing) {
     const announcement: DeviceAnnouncement = {
       driver_ref: d.ref,
@@ -79,6 +87,15 @@ export function announceZigbeeDevice(
     host.infoUpdated(existing.serial_number, info);
   }
   return { added: false, record: existing };
+}
+
+/** The device as another Zigbee driver stored it, moved to this one; undefined when there is none. */
+function adopt(host: DriverHost, driver: string, d: ZigbeeDeviceInfo): DeviceRecord | undefined {
+  for (const other of d.adoptFrom) {
+    const stored = host.listByDriver(other).find((r) => r.extra.ieee_address === d.ieee);
+    if (stored) return host.adopt(stored.serial_number, driver, d.ref);
+  }
+  return undefined;
 }
 
 /**

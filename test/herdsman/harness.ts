@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { HerdsmanDriverOptions } from '../../src/drivers/herdsman/index.ts';
+import type { GatewayOptions } from '../../src/gateway.ts';
 import { startGateway, type TestGateway, tempDir } from '../helpers/foundation.ts';
 import { herdsmanDatabase } from '../z2m/fake/database.ts';
 import { loadHerdsman } from '../z2m/fake/herdsman.ts';
@@ -63,10 +64,10 @@ export function herdsmanSetup(
 }
 
 /** Starts a gateway in `herdsman` mode on a setup (its data folder is kept: the caller removes it). */
-export function startHerdsmanGateway(s: HerdsmanSetup): Promise<TestGateway> {
+export function startHerdsmanGateway(s: HerdsmanSetup, gatewayOptions: GatewayOptions = {}): Promise<TestGateway> {
   return startGateway({
     dataDir: s.dataDir,
     overrides: s.overrides,
-    gatewayOptions: { drivers: { herdsman: s.driver } },
+    gatewayOptions: { ...gatewayOptions, drivers: { ...gatewayOptions.drivers, herdsman: s.driver } },
   });
 }

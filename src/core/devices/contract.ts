@@ -88,6 +88,12 @@ export interface DriverHost {
   infoUpdated(serial: string, info: DeviceInfoUpdate): void;
   /** The device left the network (removed on the backend side). */
   deviceLeft(serial: string): void;
+  /**
+   * Moves a stored device to this driver under its own ref (the same device, reached another way:
+   * Zigbee through Zigbee2MQTT, then through a coordinator of the gateway's own): it keeps its
+   * serial_number, names, tags and state. Undefined when there is no such device, or the ref is taken.
+   */
+  adopt(serial: string, driver: string, ref: string): DeviceRecord | undefined;
   get(serial: string): DeviceRecord | undefined;
   findByRef(driver: string, ref: string): DeviceRecord | undefined;
   listByDriver(driver: string): DeviceRecord[];

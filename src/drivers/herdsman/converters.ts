@@ -161,17 +161,29 @@ export async function toZigbeeSet(ctx: ConverterContext, properties: KeyValue): 
 
 /**
  * Asks the device for properties through its `toZigbee` converters; the answers arrive as
- * messages of the device (read responses). Throws as toZigbeeSet does.
+ * messages of the device (read responses). Every property is asked for, even after one fails (a
+ * device may lack one attribute its model lists); then the first failure is thrown.
  */
 export async function toZigbeeGet(ctx: ConverterContext, properties: readonly string[]): Promise<void> {
   const keys = Object.fromEntries(properties.map((p) => [p, '']));
+  let first: unknown;
   for (const [endpoint, message] of byEndpoint(ctx, keys)) {
     const entity = target(ctx, endpoint);
-    if (!entity) throw new Error(`the device has no endpoint ${endpoint}`);
     for (const key of Object.keys(message)) {
-      const c = converterFor(ctx, key, endpoint);
-      if (!c?.convertGet) throw new Error(`nothing can read ${key} on this device`);
-      await c.convertGet(entity as never, key, tzMeta(ctx, { [key]: '' }, endpoint));
+      try {
+        if (!entity) throw new Error(`the device has no endpoint ${endpoint}`);
+        const c = converterFor(ctx, key, endpoint);
+        if (!c?.convertGet) throw new Error(`nothing can read ${key} on this device`);
+        await c.convertGet(entity as never, key, tzMeta(ctx, { [key]: '' }, endpoint));
+      } catch (err) {
+        first ??= err;
+      }
     }
   }
+  if (first !== undefined) throw first;
+}
+
+/** Whether a failure came with the device's own answer (a ZCL status): it is reachable, just unwilling. */
+export function answeredBy(err: unknown): boolean {
+  return /Status '[A-Z_]+'/.test(err instanceof Error ? err.message : String(err));
 }

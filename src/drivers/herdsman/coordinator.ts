@@ -6,7 +6,8 @@
  * use, a broken network file) and a coordinator that stops answering are retried with a backoff,
  * while the gateway serves the stored devices; nothing here knows devices.
  *
- * zigbee-herdsman keeps its devices in module-wide caches: one controller runs per process.
+ * zigbee-herdsman keeps its devices in module-wide caches: one controller runs per process, and
+ * the caches are emptied before each start.
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -49,6 +50,17 @@ export interface CoordinatorOptions {
   onUp(controller: Controller, network: NetworkParameters): void;
   /** It does not (a start failed, or it stopped answering): why, for the log and the API's messages. */
   onDown(reason: string): void;
+}
+
+/**
+ * Empties zigbee-herdsman's module-wide device and group caches. A request of the controller
+ * before (a device's configuration answered late) may have filled them again after it stopped,
+ * from its database: a new controller would then start with those devices.
+ */
+function resetModelCaches(): void {
+  const model = createRequire(import.meta.url)('zigbee-herdsman/dist/controller/model/index.js');
+  model.Device.resetCache();
+  model.Group.resetCache();
 }
 
 /** The module whose `Adapter.create` the controller calls: the same object the controller requires. */
@@ -168,6 +180,7 @@ export class CoordinatorLink {
     o.attach(controller);
     controller.on('adapterDisconnected', () => this.lost(controller));
     this.abort = new AbortController();
+    resetModelCaches();
     try {
       const result = await this.withFactory(() => controller.start(this.abort?.signal));
       if (this.stopped) {

@@ -25,6 +25,7 @@ import {
 import type { DriverLog } from '../load.ts';
 import { Availability } from './availability.ts';
 import {
+  answeredBy,
   type ConverterContext,
   fromZigbee,
   type KeyValue,
@@ -225,7 +226,7 @@ export class HerdsmanDriver implements Driver {
     return sent.then(
       () => ({ ok: true }),
       (err) => {
-        this.availability.suspect(node.ieee);
+        if (!answeredBy(err)) this.availability.suspect(node.ieee);
         return { ok: false, message: `Zigbee: ${errorText(err)}` };
       },
     );
@@ -411,6 +412,8 @@ export class HerdsmanDriver implements Driver {
     const def = node.definition;
     const { added } = announceZigbeeDevice(host, DRIVER_ID, {
       ref: node.ieee,
+      ieee: node.ieee,
+      adoptFrom: ['zigbee2mqtt'],
       name: def.description || def.model || node.ieee,
       vendor: def.vendor,
       model: def.model,
@@ -607,7 +610,7 @@ export class HerdsmanDriver implements Driver {
         if (this.nodes.get(node.ieee) !== node || !this.online(node)) return false;
         toZigbeeGet(this.context(node), node.readable).catch((err) => {
           this.opts.log.debug({ err: errorText(err), ieee_address: node.ieee }, 'zigbee: read-back failed');
-          this.availability.suspect(node.ieee);
+          if (!answeredBy(err)) this.availability.suspect(node.ieee);
         });
         return true;
       },
@@ -625,16 +628,20 @@ export class HerdsmanDriver implements Driver {
     const coordinator = this.link.controller()?.getDevicesByType('Coordinator')[0]?.getEndpoint(1);
     if (!coordinator) return;
     node.configuring = true;
+    const generation = this.generation;
     Promise.resolve()
       .then(() => configure(device as never, coordinator as never, def))
       .then(
         () => {
+          // A sleeping device may answer after the coordinator stopped: its database is closed then.
+          if (generation !== this.generation) return;
           device.meta.opencube_configured = key;
           device.save();
           node.configureAfter = 0;
           this.opts.log.info({ ieee_address: node.ieee, model: def.model }, 'zigbee: device configured');
         },
         (err) => {
+          if (generation !== this.generation) return;
           node.configureAfter = this.clock.now() + CONFIGURE_RETRY_MS;
           this.opts.log.warn(
             { ieee_address: node.ieee, model: def.model, err: errorText(err) },

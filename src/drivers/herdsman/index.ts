@@ -4,25 +4,21 @@
  * mode: the converters are large). Its data (network parameters, device database, coordinator
  * backup) lives in `<data_dir>/zigbee/`.
  */
-import { join, resolve } from 'node:path';
 import type { Settings } from '../../settings/index.ts';
 import type { DriverLog } from '../load.ts';
 import { HerdsmanDriver, type HerdsmanOptions } from './driver.ts';
+import { zigbeeDir } from './zigbee-dir.ts';
 
 export type { AdapterFactory } from './coordinator.ts';
 export { DEFAULT_CONFIRM_MS, DRIVER_ID, HerdsmanDriver, type HerdsmanOptions } from './driver.ts';
 export { NETWORK_FILE, type NetworkParameters } from './network-parameters.ts';
 export { type AdapterType, type CoordinatorPort, listCoordinatorPorts } from './ports.ts';
+export { zigbeeDir } from './zigbee-dir.ts';
 
 /** What tests (and benchmarks) may set beyond the settings: timings, the clock, the coordinator. */
 export type HerdsmanDriverOptions = Partial<
   Omit<HerdsmanOptions, 'dir' | 'serialPort' | 'adapter' | 'channel' | 'permitJoinSeconds' | 'log'>
 >;
-
-/** The Zigbee data folder of a gateway's data folder. */
-export function zigbeeDir(dataDir: string): string {
-  return join(resolve(dataDir), 'zigbee');
-}
 
 /** `zigbee.mode` `herdsman`: the driver of the coordinator set (or found) in the settings. */
 export function createHerdsman(settings: Settings, log: DriverLog, opts: HerdsmanDriverOptions = {}): HerdsmanDriver {

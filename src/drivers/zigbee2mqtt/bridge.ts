@@ -296,6 +296,8 @@ export class Bridge {
         : def.description || def.model || d.ieee_address;
     const { added } = announceZigbeeDevice(host, DRIVER_ID, {
       ref,
+      ieee: d.ieee_address,
+      adoptFrom: ['herdsman'],
       name,
       vendor: def.vendor,
       model: def.model,
