@@ -11,9 +11,9 @@ import type { CapabilityObject } from '../../catalog/index.ts';
 /** A device as the registry keeps it: every field of spec 2.3 plus the driver's own reference. */
 export interface DeviceRecord {
   serial_number: string;
-  /** Which driver owns the device: 'thirdparty', 'zigbee2mqtt', 'camera'. */
+  /** Which driver owns the device: 'thirdparty', 'zigbee2mqtt', 'herdsman', 'camera'. */
   driver: string;
-  /** The driver's own stable id of the device (Zigbee: `<base_topic>/<ieee_address>`; third party: `<token id>/<third_serial_number>`). */
+  /** The driver's own stable id of the device (Zigbee2MQTT: `<base_topic>/<ieee_address>`; herdsman: `<ieee_address>`; third party: `<token id>/<third_serial_number>`). */
   driver_ref: string;
   third_serial_number?: string;
   service_address?: string;

@@ -3,7 +3,7 @@
  * that a user who moves from `z2m` mode to `herdsman` mode with the same coordinator keeps every
  * paired device: Zigbee2MQTT's data folder holds zigbee-herdsman's own device database
  * (`database.db`) and the coordinator's network backup (`coordinator_backup.json`, the open
- * coordinator backup format, which Zigbee2MQTT writes for Texas Instruments and Silicon Labs
+ * coordinator backup format, which Zigbee2MQTT 2.x writes for zstack, ember and deconz
  * coordinators). The backup gives the network's PAN id, extended PAN id, key and channel; with
  * them in network.json the coordinator resumes the same network. Nothing is overwritten: a
  * gateway that has a network of its own already is refused.
@@ -75,7 +75,7 @@ export function importZigbee2mqtt(from: string, to: string): ImportResult {
   const databaseFile = join(from, 'database.db');
   if (!existsSync(backupFile))
     throw new ImportError(
-      `${backupFile} not found: give the data folder of Zigbee2MQTT (the one with configuration.yaml); Zigbee2MQTT writes this backup for Texas Instruments (zstack) and Silicon Labs (ember) coordinators`,
+      `${backupFile} not found: give the data folder of Zigbee2MQTT (the one with configuration.yaml); Zigbee2MQTT 2.x writes this backup for zstack, ember and deconz coordinators (docs/zigbee.md says what to do without one)`,
     );
   if (!existsSync(databaseFile)) throw new ImportError(`${databaseFile} not found: it lists the paired devices`);
   const network = networkFromBackup(readFileSync(backupFile, 'utf8'), backupFile);
