@@ -187,3 +187,9 @@ export async function toZigbeeGet(ctx: ConverterContext, properties: readonly st
 export function answeredBy(err: unknown): boolean {
   return /Status '[A-Z_]+'/.test(err instanceof Error ? err.message : String(err));
 }
+
+/** An error's message on one line. */
+export function errorText(err: unknown): string {
+  const s = err instanceof Error ? err.message : String(err);
+  return s.replace(/\s+/g, ' ').trim();
+}
