@@ -27,6 +27,8 @@ Usage:
   opencube tokens [list|revoke ID] [--data-dir ./data]
   opencube reset [--data-dir ./data]          factory reset: clears tokens and devices
   opencube settings                           print every setting, flag and environment variable
+  opencube zigbee ports                       list the serial ports a Zigbee coordinator may be on
+  opencube zigbee import DIR [--data-dir ./data]   take over the network of a Zigbee2MQTT data folder
 
 Settings (flags override OPENCUBE_* environment variables, which override defaults):
 ${settingsTable()}
@@ -146,6 +148,11 @@ async function main(): Promise<void> {
     case 'settings':
       process.stdout.write(`${settingsTable()}\n`);
       return;
+    case 'zigbee': {
+      const { zigbeeCommand } = await import('./drivers/herdsman/cli.ts');
+      process.exitCode = zigbeeCommand(rest, settings, (s) => process.stdout.write(s));
+      return;
+    }
     case 'start':
       if (parsed.supervise && process.env.OPENCUBE_SUPERVISED !== '1') supervise();
       else await runGateway(settings);

@@ -8,6 +8,7 @@ export const COMMANDS: CommandSpec[] = [
   { name: 'tokens', maxWords: 2 },
   { name: 'reset', maxWords: 0 },
   { name: 'settings', maxWords: 0 },
+  { name: 'zigbee', maxWords: 2 },
   { name: 'help', maxWords: 1 },
 ];
 

@@ -8,6 +8,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Log } from '../lib/log.ts';
 import type { Settings } from '../settings/index.ts';
 import type { CameraDriverOptions } from './camera/index.ts';
+import type { HerdsmanDriverOptions } from './herdsman/index.ts';
 import type { SimulatedZigbeeOptions } from './zigbee-sim/index.ts';
 
 /** What drivers may be given beyond the settings (tests shorten timings and inject timers). */
@@ -16,6 +17,8 @@ export interface DriverOptions {
   clock?: Clock;
   camera?: Pick<CameraDriverOptions, 'timers' | 'lookup'>;
   zigbee?: SimulatedZigbeeOptions;
+  /** Mode `herdsman`: timings, and what stands in for the USB coordinator in tests. */
+  herdsman?: HerdsmanDriverOptions;
 }
 
 interface DriverEntry {
@@ -35,6 +38,11 @@ const DRIVERS: readonly DriverEntry[] = [
     enabled: (s) => s.zigbee.mode === 'z2m',
     load: async (s, log, o) =>
       (await import('./zigbee2mqtt/index.ts')).createZigbee2mqtt(s, log, { clock: o.clock, ...o.zigbee?.driver }),
+  },
+  {
+    // zigbee-herdsman and its converters (large) are loaded only here.
+    enabled: (s) => s.zigbee.mode === 'herdsman',
+    load: async (s, log, o) => (await import('./herdsman/index.ts')).createHerdsman(s, log, o.herdsman),
   },
   {
     enabled: (s) => s.zigbee.mode === 'sim',

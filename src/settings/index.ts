@@ -16,10 +16,15 @@ export interface Settings {
   sse: { heartbeat_seconds: number; replay_size: number; client_queue: number };
   thirdparty: { timeout_ms: number };
   zigbee: {
-    mode: 'sim' | 'z2m' | 'off';
+    mode: 'sim' | 'z2m' | 'herdsman' | 'off';
     mqtt_url: string;
     base_topics: string[];
     permit_join_seconds: number;
+    serial_port: string;
+    adapter: 'auto' | 'zstack' | 'ember' | 'deconz' | 'zigate';
+    channel: number;
+    availability_active_minutes: number;
+    availability_passive_hours: number;
     sim_devices: number;
   };
   audio: {

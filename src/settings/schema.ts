@@ -99,9 +99,9 @@ export const settingDefs = [
     key: 'zigbee.mode',
     type: 'enum',
     default: 'sim',
-    values: ['sim', 'z2m', 'off'],
+    values: ['sim', 'z2m', 'herdsman', 'off'],
     description:
-      '`sim`: built-in simulated Zigbee network; `z2m`: a real Zigbee2MQTT over `zigbee.mqtt_url`; `off`: no Zigbee.',
+      '`sim`: built-in simulated Zigbee network; `z2m`: a real Zigbee2MQTT over `zigbee.mqtt_url`; `herdsman`: a USB Zigbee coordinator driven directly (no Zigbee2MQTT, no broker); `off`: no Zigbee.',
   },
   {
     key: 'zigbee.mqtt_url',
@@ -122,6 +122,47 @@ export const settingDefs = [
     min: 1,
     max: 254,
     description: 'Longest a D1 discovery keeps joining open before it closes by itself.',
+  },
+  {
+    key: 'zigbee.serial_port',
+    type: 'string',
+    default: '',
+    description:
+      'Serial port of the coordinator (mode `herdsman`), e.g. `/dev/serial/by-id/usb-ITead_Sonoff_Zigbee_3.0_USB_Dongle_Plus_...`; empty: found among the usual USB coordinators (`opencube zigbee ports` lists them).',
+  },
+  {
+    key: 'zigbee.adapter',
+    type: 'enum',
+    default: 'auto',
+    values: ['auto', 'zstack', 'ember', 'deconz', 'zigate'],
+    description:
+      'Firmware family of the coordinator (mode `herdsman`): `zstack` (Texas Instruments CC26xx/CC13xx), `ember` (Silicon Labs EFR32), `deconz` (ConBee, RaspBee), `zigate`; `auto`: from the port.',
+  },
+  {
+    key: 'zigbee.channel',
+    type: 'int',
+    default: 0,
+    min: 0,
+    max: 26,
+    description:
+      'Zigbee channel 11-26 of the network (mode `herdsman`); 0: picked once (15, 20 or 25) and kept in the data folder with the PAN id and the network key.',
+  },
+  {
+    key: 'zigbee.availability_active_minutes',
+    type: 'int',
+    default: 10,
+    min: 1,
+    max: 1440,
+    description:
+      'Mode `herdsman`: a mains-powered device not heard from for this long is pinged, and is offline when it does not answer.',
+  },
+  {
+    key: 'zigbee.availability_passive_hours',
+    type: 'int',
+    default: 25,
+    min: 1,
+    max: 168,
+    description: 'Mode `herdsman`: a battery-powered device not heard from for this long is offline.',
   },
   {
     key: 'zigbee.sim_devices',

@@ -1,7 +1,10 @@
 /**
  * Zigbee's own vocabulary, shared by every Zigbee driver: the exposes of device definitions and
- * their mapping to the API's capabilities (both directions), and colour conversion.
+ * their mapping to the API's capabilities (both directions), colour conversion, and what every
+ * Zigbee driver does the same way (announcing devices, confirming commands, reading state back).
  */
+
+export { announceZigbeeDevice, reportedState, type ZigbeeDeviceInfo } from './announce.ts';
 export { hsToRgb, type Rgb, rgbToHs, rgbToXy, xyToRgb } from './color.ts';
 export { ACCESS_GET, ACCESS_SET, ACCESS_STATE, type Expose, type ModelFixture } from './exposes.ts';
 export {
@@ -21,3 +24,5 @@ export {
   toApiState,
 } from './mapping.ts';
 export { mappingTable } from './mapping-table.ts';
+export { ReadBackQueue, type ReadRequest } from './read-back.ts';
+export { type Confirmation, DeviceWaiters, type TimeoutWording, type Verb } from './waiters.ts';

@@ -47,7 +47,11 @@ describe('settings', () => {
       /port \(from environment OPENCUBE_PORT\): "eighty" is not an integer/,
     ],
     ['a port above 65535', { OPENCUBE_PORT: '70000' }, /port .*70000 is above max 65535/],
-    ['an unknown Zigbee mode', { OPENCUBE_ZIGBEE_MODE: 'zha' }, /zigbee\.mode .*"zha" is not one of sim, z2m, off/],
+    [
+      'an unknown Zigbee mode',
+      { OPENCUBE_ZIGBEE_MODE: 'zha' },
+      /zigbee\.mode .*"zha" is not one of sim, z2m, herdsman, off/,
+    ],
     ['a boolean that is not one', { OPENCUBE_MDNS: 'maybe' }, /mdns .*"maybe" is not a boolean/],
     [
       'a link window longer than the spec allows',

@@ -1,10 +1,11 @@
 /**
- * The contract test: one scenario, the same assertions, against the built-in simulated network
- * and against the real Zigbee2MQTT 2.14.1 (with the fake coordinator), so that the simulator can
- * never drift from Zigbee2MQTT again. Both run the same seven device models (the fake's, captured
+ * The contract test: one scenario, the same assertions, against the built-in simulated network,
+ * against the real Zigbee2MQTT 2.14.1 (with the fake coordinator), and against the herdsman
+ * driver on the same fake coordinator in-process, so that neither the simulator nor the herdsman
+ * driver can drift from Zigbee2MQTT. All run the same seven device models (the fake's, captured
  * into the simulator's fixtures); a Backend turns each physical event (a door opens, a remote is
- * pressed, a device leaves, Zigbee2MQTT crashes) into what that backend does. The gateway is the
- * real one in `z2m` mode, over a real MQTT broker on 127.0.0.1.
+ * pressed, a device leaves, the backend crashes) into what that backend does. The gateway is the
+ * real one: in `z2m` mode over a real MQTT broker on 127.0.0.1, or in `herdsman` mode.
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
@@ -12,12 +13,22 @@ import { after, before, describe, it } from 'node:test';
 import mqtt, { type MqttClient } from 'mqtt';
 import { type Broker, loadFixtures, startBroker, Z2mSimulator } from '../../src/drivers/zigbee-sim/index.ts';
 import type { ModelFixture } from '../../src/zigbee/index.ts';
-import { call, listDevices, rest, startGateway, type TestGateway, waitForValue } from '../helpers/foundation.ts';
+import {
+  call,
+  listDevices,
+  rest,
+  type StartOptions,
+  startGateway,
+  type TestGateway,
+  waitForValue,
+} from '../helpers/foundation.ts';
 import { type EventStream, openEvents } from '../helpers/sse.ts';
+import { herdsmanSetup } from '../herdsman/harness.ts';
 import {
   COLOUR_LIGHT,
   CONTACT_SENSOR,
   COVER,
+  FAKE_DEVICES,
   METERING_PLUG,
   REMOTE,
   THERMOSTAT,
@@ -40,11 +51,13 @@ const SPECS: Record<Role, FakeDeviceSpec> = {
 const PAIRED: Role[] = ['light', 'twoGang', 'remote', 'thermostat', 'cover'];
 const JOINING: Role[] = ['contact', 'plug'];
 
-/** What the scenario needs of a Zigbee backend: Zigbee2MQTT's MQTT API, and the physical world behind it. */
+/** What the scenario needs of a Zigbee backend: how the gateway reaches it, and the physical world behind it. */
 interface Backend {
   readonly name: string;
-  readonly url: string;
-  readonly base: string;
+  /** How the gateway is started on it. */
+  readonly gateway: StartOptions;
+  /** How the reason of a failed command begins (the backend's own words follow). */
+  readonly failure: RegExp;
   /** The door of the contact sensor opens. */
   doorOpens(): Promise<void>;
   /** The remote's middle button is pressed. */
@@ -53,13 +66,20 @@ interface Backend {
   failNext(role: Role): Promise<void>;
   /** The device leaves the network by itself (reset). */
   leave(role: Role): Promise<void>;
-  /** Zigbee2MQTT stops without a goodbye (the broker publishes its will), and comes back. */
+  /** The backend stops without a goodbye (Zigbee2MQTT crashes, the coordinator is unplugged), and comes back. */
   crash(): Promise<void>;
   restart(): Promise<void>;
   /** The model expected for each role. */
   model(role: Role): string;
+  /** A joining device tries to join (the fake coordinator's devices do so when asked, once joining is open). */
+  join?(role: Role): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** The gateway in `z2m` mode on a broker and base topic. */
+const z2mGateway = (url: string, base: string): StartOptions => ({
+  overrides: { zigbee: { mode: 'z2m', mqtt_url: url, base_topics: base, permit_join_seconds: 60 } },
+});
 
 const fixtures = loadFixtures();
 const fixture = (model: string): ModelFixture => {
@@ -89,8 +109,8 @@ async function simulatorBackend(): Promise<Backend> {
   };
   return {
     name: 'the simulated network',
-    url: broker.url,
-    base,
+    gateway: z2mGateway(broker.url, base),
+    failure: /^Zigbee2MQTT: /,
     async doorOpens() {
       sim.report(dev('contact').ieee, { contact: false }); // Zigbee2MQTT: false = open
     },
@@ -136,8 +156,8 @@ async function realBackend(): Promise<Backend> {
   const dataDir = z2m.dataDir;
   return {
     name: 'real Zigbee2MQTT 2.14.1',
-    url: broker.url,
-    base,
+    gateway: z2mGateway(broker.url, base),
+    failure: /^Zigbee2MQTT: /,
     async doorOpens() {
       await hook(`${CONTACT_SENSOR.ieee}/command`, {
         cluster: 'ssIasZone',
@@ -167,19 +187,66 @@ async function realBackend(): Promise<Backend> {
       await broker.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
-    // Joining devices: the fake needs its join hook once joining is open.
-    ...({ joinHook: (role: Role) => hook('join', { ieee: SPECS[role].ieee }) } as object),
+    join: (role) => hook('join', { ieee: SPECS[role].ieee }),
   };
 }
 
-/** Opens joining through D1 and lets the joining devices in (the real network needs them to try). */
-async function joinAll(b: Backend): Promise<void> {
-  const joinHook = (b as unknown as { joinHook?: (r: Role) => Promise<void> }).joinHook;
-  if (joinHook) for (const r of JOINING) await joinHook(r);
+/** The herdsman driver (`herdsman` mode) on the fake coordinator, in this process. */
+async function herdsmanBackend(): Promise<Backend> {
+  const s = herdsmanSetup(FAKE_DEVICES);
+  const { net } = s;
+  return {
+    name: 'the herdsman driver',
+    gateway: { dataDir: s.dataDir, overrides: s.overrides, gatewayOptions: { drivers: { herdsman: s.driver } } },
+    failure: /^Zigbee: /,
+    async doorOpens() {
+      net.command(CONTACT_SENSOR.ieee, undefined, 'ssIasZone', 'statusChangeNotification', {
+        zonestatus: 1,
+        extendedstatus: 0,
+        zoneID: 23,
+        delay: 0,
+      });
+    },
+    async remotePressed() {
+      net.command(REMOTE.ieee, undefined, 'genOnOff', 'toggle');
+    },
+    async failNext(role) {
+      net.failNext(SPECS[role].ieee, 1);
+    },
+    async leave(role) {
+      net.leave(SPECS[role].ieee);
+    },
+    async crash() {
+      net.unplug();
+    },
+    async restart() {
+      net.plugIn();
+    },
+    model: (role) => SPECS[role].expectedModel,
+    async join(role) {
+      const r = net.join(SPECS[role].ieee);
+      assert.ok(r.ok, `the ${role} joins`);
+    },
+    async stop() {
+      net.close();
+      rmSync(s.dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
-for (const make of [simulatorBackend, realBackend]) {
-  describe(`the Zigbee contract, on ${make === simulatorBackend ? 'the simulated network' : 'real Zigbee2MQTT 2.14.1'}`, () => {
+/** Lets the joining devices in, once D1 opened joining (the fake coordinator's devices need to try). */
+async function joinAll(b: Backend): Promise<void> {
+  if (b.join) for (const r of JOINING) await b.join(r);
+}
+
+const BACKENDS: [string, () => Promise<Backend>][] = [
+  ['the simulated network', simulatorBackend],
+  ['real Zigbee2MQTT 2.14.1', realBackend],
+  ['the herdsman driver on the fake coordinator', herdsmanBackend],
+];
+
+for (const [title, make] of BACKENDS) {
+  describe(`the Zigbee contract, on ${title}`, () => {
     let b: Backend;
     let g: TestGateway;
     let token: string;
@@ -204,9 +271,7 @@ for (const make of [simulatorBackend, realBackend]) {
 
     before(async () => {
       b = await make();
-      g = await startGateway({
-        overrides: { zigbee: { mode: 'z2m', mqtt_url: b.url, base_topics: b.base, permit_join_seconds: 60 } },
-      });
+      g = await startGateway(b.gateway);
       token = await g.linkToken();
       events = await openEvents(g.url, token);
     });
@@ -349,12 +414,12 @@ for (const make of [simulatorBackend, realBackend]) {
       assert.equal((await find('cover')).name, 'Bedroom blind');
     });
 
-    it('answers a failed command at once with the reason Zigbee2MQTT gives', async () => {
+    it('answers a failed command at once with the reason the backend gives', async () => {
       const d = await find('twoGang');
       await b.failNext('twoGang');
       const r = await put(d.serial_number, { state: { toggle: { '2': { toggleState: 'off' } } } });
       assert.equal(r.json.error, 110006, r.text);
-      assert.match(r.json.message, /^Zigbee2MQTT: /);
+      assert.match(r.json.message, b.failure);
     });
 
     it('removes a device through D5', async () => {
@@ -381,7 +446,7 @@ for (const make of [simulatorBackend, realBackend]) {
       assert.equal(events.events.slice(mark).filter((e) => e.type === 'deleteDevice').length, 0);
     });
 
-    it('takes every device offline when Zigbee2MQTT goes away, answers 110005 at once, and brings them back', async () => {
+    it('takes every device offline when the backend goes away, answers 110005 at once, and brings them back', async () => {
       const light = await find('light');
       await b.crash();
       await waitForValue(

@@ -9,7 +9,15 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DEFAULT_JOINS_PER_WINDOW } from '../../src/drivers/zigbee-sim/simulator.ts';
-import { call, listDevices, rest, startGateway, type TestGateway, waitForValue } from '../helpers/foundation.ts';
+import {
+  call,
+  eventually,
+  listDevices,
+  rest,
+  startGateway,
+  type TestGateway,
+  waitForValue,
+} from '../helpers/foundation.ts';
 
 const DEVICES = 4;
 
@@ -40,7 +48,11 @@ describe('the simulated network across restarts and a reset', () => {
   it('keeps a removed device gone, joined devices joined, and state, across restarts; a reset brings the network back', async () => {
     await start();
     const first = await count(DEVICES, 'the simulated devices');
-    assert.ok(existsSync(join(g.dataDir, 'zigbee-sim', 'zigbee2mqtt.json')), 'the network is kept in the data folder');
+    await eventually(
+      () => existsSync(join(g.dataDir, 'zigbee-sim', 'zigbee2mqtt.json')),
+      5000,
+      'the network kept in the data folder',
+    );
 
     // Removed: gone for good.
     const removed = first.find((d) => d.display_category === 'switch') ?? (first[1] as any);

@@ -11,9 +11,9 @@ import type { CapabilityObject } from '../../catalog/index.ts';
 /** A device as the registry keeps it: every field of spec 2.3 plus the driver's own reference. */
 export interface DeviceRecord {
   serial_number: string;
-  /** Which driver owns the device: 'thirdparty', 'zigbee2mqtt', 'camera'. */
+  /** Which driver owns the device: 'thirdparty', 'zigbee2mqtt', 'herdsman', 'camera'. */
   driver: string;
-  /** The driver's own stable id of the device (Zigbee: `<base_topic>/<ieee_address>`; third party: `<token id>/<third_serial_number>`). */
+  /** The driver's own stable id of the device (Zigbee2MQTT: `<base_topic>/<ieee_address>`; herdsman: `<ieee_address>`; third party: `<token id>/<third_serial_number>`). */
   driver_ref: string;
   third_serial_number?: string;
   service_address?: string;
@@ -88,6 +88,12 @@ export interface DriverHost {
   infoUpdated(serial: string, info: DeviceInfoUpdate): void;
   /** The device left the network (removed on the backend side). */
   deviceLeft(serial: string): void;
+  /**
+   * Moves a stored device to this driver under its own ref (the same device, reached another way:
+   * Zigbee through Zigbee2MQTT, then through a coordinator of the gateway's own): it keeps its
+   * serial_number, names, tags and state. Undefined when there is no such device, or the ref is taken.
+   */
+  adopt(serial: string, driver: string, ref: string): DeviceRecord | undefined;
   get(serial: string): DeviceRecord | undefined;
   findByRef(driver: string, ref: string): DeviceRecord | undefined;
   listByDriver(driver: string): DeviceRecord[];

@@ -240,6 +240,17 @@ export class DeviceRegistry implements DriverHost {
     this.emit(() => this.bus.publish('device#deleteDevice', { endpoint: ep }));
   }
 
+  adopt(serial: string, driver: string, ref: string): DeviceRecord | undefined {
+    const entry = this.bySerial.get(serial);
+    if (!entry || this.byRef.has(refKey(driver, ref))) return undefined;
+    const record: DeviceRecord = { ...entry.record, driver, driver_ref: ref };
+    // Stored first: if the write fails, memory still shows what the store holds.
+    this.store.save({ record, announcedName: entry.announcedName, userName: entry.userName });
+    this.byRef.delete(refKey(entry.record.driver, entry.record.driver_ref));
+    this.replace(entry, record);
+    return record;
+  }
+
   get(serial: string): DeviceRecord | undefined {
     return this.bySerial.get(serial)?.record;
   }

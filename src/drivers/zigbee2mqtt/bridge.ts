@@ -10,14 +10,21 @@
  *   for deletes it;
  * - state is read back (`/get`) after every connect and for every device that (re)appears.
  */
-import { sanitizeReport } from '../../catalog/index.ts';
-import type { DeviceAnnouncement, DeviceRecord, DriverHost } from '../../core/devices/contract.ts';
+import type { DeviceRecord, DriverHost } from '../../core/devices/contract.ts';
 import type { Log } from '../../lib/log.ts';
 import { isObject } from '../../lib/object.ts';
-import { ACCESS_GET, type DeviceMapping, type Expose, mapExposes, toApiState } from '../../zigbee/index.ts';
-import { DeviceWaiters, parseFailure } from './commands.ts';
+import {
+  ACCESS_GET,
+  announceZigbeeDevice,
+  type DeviceMapping,
+  type DeviceWaiters,
+  type Expose,
+  mapExposes,
+  type ReadBackQueue,
+  reportedState,
+} from '../../zigbee/index.ts';
+import { parseFailure, zigbee2mqttWaiters } from './commands.ts';
 import { literalTopic } from './link.ts';
-import type { ReadBackQueue } from './read-back.ts';
 import type { Z2mDevice } from './types.ts';
 
 export const DRIVER_ID = 'zigbee2mqtt';
@@ -145,13 +152,9 @@ export class Bridge {
 
   /** A Zigbee2MQTT state as an API report, cleaned like every device report (clamped or dropped, with a warning). */
   apiState(entry: Entry, z: Record<string, unknown>): Record<string, unknown> {
-    const clean = sanitizeReport(entry.mapping.capabilities, toApiState(entry.mapping, z));
-    if (clean.warnings.length > 0)
-      this.deps.log.warn(
-        { friendly_name: entry.friendly, warnings: clean.warnings },
-        'zigbee2mqtt: reported state cleaned',
-      );
-    return clean.state;
+    return reportedState(entry.mapping, z, (warnings) =>
+      this.deps.log.warn({ friendly_name: entry.friendly, warnings }, 'zigbee2mqtt: reported state cleaned'),
+    );
   }
 
   serialOf(ieee: string): string | undefined {
@@ -196,7 +199,7 @@ export class Bridge {
   private onLogging(msg: unknown): void {
     if (!isObject(msg) || msg.level !== 'error' || typeof msg.message !== 'string') return;
     const f = parseFailure(msg.message);
-    if (f) this.byFriendly.get(f.friendly)?.waiters.failed(f.verb, f.reason);
+    if (f) this.byFriendly.get(f.friendly)?.waiters.failed(f.verb, `Zigbee2MQTT: ${f.reason}`);
   }
 
   private onLeave(ieee: string): void {
@@ -268,7 +271,7 @@ export class Bridge {
         exposes: exposesJson,
         mapping,
         last: entry?.last ?? {},
-        waiters: entry?.waiters ?? new DeviceWaiters(),
+        waiters: entry?.waiters ?? zigbee2mqttWaiters(),
         available: entry?.available,
         missing: entry?.missing ?? false,
         sleepy: false,
@@ -297,51 +300,29 @@ export class Bridge {
       d.friendly_name && d.friendly_name !== d.ieee_address
         ? d.friendly_name
         : def.description || def.model || d.ieee_address;
-    const labels = entry.mapping.channelLabels;
-    const extra = {
-      base_topic: this.base,
-      ieee_address: d.ieee_address,
-      friendly_name: d.friendly_name,
-      model_id: d.model_id ?? '',
+    const { added } = announceZigbeeDevice(host, DRIVER_ID, {
+      ref,
+      ieee: d.ieee_address,
+      adoptFrom: ['herdsman'],
+      name,
+      vendor: def.vendor,
+      model: def.model,
+      firmware: d.software_build_id ?? '',
       exposes: def.exposes,
-      channel_aliases: entry.mapping.channelAliases,
-    };
-    const existing = host.findByRef(DRIVER_ID, ref);
-    if (!existing) {
-      const announcement: DeviceAnnouncement = {
-        driver_ref: ref,
-        name,
-        manufacturer: def.vendor,
-        model: def.model,
-        firmware_version: d.software_build_id ?? '',
-        display_category: entry.mapping.display_category,
-        capabilities: entry.mapping.capabilities,
-        protocol: 'zigbee',
-        online: this.desiredOnline(entry),
-        ...(Object.keys(labels).length > 0 ? { tags: { toggle: labels } } : {}),
-        extra,
-      };
-      host.deviceFound(DRIVER_ID, announcement);
+      exposesJson,
+      mapping: entry.mapping,
+      online: this.desiredOnline(entry),
+      extra: {
+        base_topic: this.base,
+        ieee_address: d.ieee_address,
+        friendly_name: d.friendly_name,
+        model_id: d.model_id ?? '',
+      },
+      renamed: (stored) => stored.friendly_name !== d.friendly_name,
+    });
+    if (added) {
       this.queueRead(entry);
       return;
-    }
-    const prev = existing.extra ?? {};
-    const info: Parameters<DriverHost['infoUpdated']>[1] = {};
-    if (prev.friendly_name !== d.friendly_name) info.name = name;
-    if (JSON.stringify(existing.capabilities) !== JSON.stringify(entry.mapping.capabilities)) {
-      info.capabilities = entry.mapping.capabilities;
-      // Channels renumbered (or new): label them, unless the user's tags already do.
-      if (Object.keys(labels).length > 0 && !isObject(existing.tags?.toggle))
-        info.tags = { ...existing.tags, toggle: labels };
-    }
-    if (
-      info.name !== undefined ||
-      info.capabilities ||
-      JSON.stringify(prev.exposes) !== exposesJson ||
-      JSON.stringify(prev.channel_aliases) !== JSON.stringify(extra.channel_aliases)
-    ) {
-      info.extra = extra;
-      host.infoUpdated(existing.serial_number, info);
     }
     this.syncOnline(entry);
     if (readAll || wasMissing || isNew) this.queueRead(entry);

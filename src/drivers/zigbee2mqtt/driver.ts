@@ -10,10 +10,9 @@ import { ErrorCode } from '../../catalog/errors.ts';
 import type { DeviceRecord, Driver, DriverCommand, DriverHost, Outcome, Pairing } from '../../core/devices/contract.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
-import { planGet, planSet, propertiesOf } from '../../zigbee/index.ts';
+import { planGet, planSet, propertiesOf, ReadBackQueue } from '../../zigbee/index.ts';
 import { Bridge, DRIVER_ID, type Entry, splitRef } from './bridge.ts';
 import { MqttLink } from './link.ts';
-import { ReadBackQueue } from './read-back.ts';
 import type { Z2mResponse } from './types.ts';
 
 export { DRIVER_ID, splitRef } from './bridge.ts';
@@ -228,7 +227,9 @@ export class Zigbee2MqttDriver implements Driver {
     waitMs: number,
   ) {
     return entry.waiters.run(verb, expect, waitMs, this.clock, () =>
-      this.link.publish(`${base}/${entry.friendly}/${verb}`, JSON.stringify(payload)),
+      this.link
+        .publish(`${base}/${entry.friendly}/${verb}`, JSON.stringify(payload))
+        .then((err) => (err ? { ok: false, message: `publish failed: ${err.message}` } : { ok: true })),
     );
   }
 

@@ -67,6 +67,13 @@ export class FakeAdapter extends EventEmitter {
     this.manufacturerID = net.zh.Zcl.ManufacturerCode.RESERVED_10;
   }
 
+  /** Its serial port closed (the coordinator was unplugged): tells herdsman, as a real adapter does. */
+  disconnected(): void {
+    if (!this.attached) return;
+    this.emit('disconnected');
+    this.detach();
+  }
+
   /** Cuts this adapter off the network (a newer adapter took its place). */
   detach(): void {
     this.attached = false;
@@ -76,6 +83,9 @@ export class FakeAdapter extends EventEmitter {
   // ---- lifecycle and network ----
 
   async start(): Promise<'resumed'> {
+    // The wording of a serial port that cannot be opened.
+    if (!this.net.isPlugged())
+      throw new Error('Error: No such file or directory, cannot open /dev/fake-zigbee-coordinator');
     // "resumed": the coordinator already runs this network, so herdsman keeps its database.
     this.net.adapterStarted();
     return 'resumed';

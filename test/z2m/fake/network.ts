@@ -53,6 +53,8 @@ export class FakeZigbeeNetwork {
   private readonly devices = new Map<string, FakeZclDevice>();
   private readonly binds = new Map<string, BindEntry[]>();
   private adapter?: FakeAdapter;
+  /** Whether the coordinator is plugged in (an adapter can start). */
+  private plugged = true;
   private permitUntil = 0;
   private heartbeat?: NodeJS.Timeout;
 
@@ -81,6 +83,22 @@ export class FakeZigbeeNetwork {
   adapterStopped(adapter: FakeAdapter): void {
     if (this.adapter === adapter) this.adapter = undefined;
     this.stopHeartbeat();
+  }
+
+  /** The coordinator is unplugged: its adapter reports the disconnection, and no adapter starts until it is back. */
+  unplug(): void {
+    this.plugged = false;
+    this.adapter?.disconnected();
+  }
+
+  /** The coordinator is plugged in again. */
+  plugIn(): void {
+    this.plugged = true;
+  }
+
+  /** Whether an adapter can start now. */
+  isPlugged(): boolean {
+    return this.plugged;
   }
 
   /** Called by the adapter once herdsman started it. */

@@ -1,13 +1,14 @@
 /**
- * Reads device state back after the gateway connects. Zigbee2MQTT does not retain device state
- * messages, so after a gateway start, a broker reconnect or Zigbee2MQTT coming back, the gateway
- * asks each device for its mapped readable attributes (`/get`) instead of waiting for its next
- * report, paced so that a large network is not flooded (Zigbee2MQTT queues each read as a Zigbee
- * request). Sleeping end devices are not asked: they would not answer, and report on their own.
+ * Reads device state back after the gateway connects, shared by the Zigbee drivers. Neither
+ * Zigbee2MQTT (device state messages are not retained) nor a coordinator tells the current state
+ * of a device after a gateway start, a reconnect or the backend coming back, so the gateway asks
+ * each device for its mapped readable attributes instead of waiting for its next report, paced so
+ * that a large network is not flooded (each read is a Zigbee request). Sleeping end devices are
+ * not asked: they would not answer, and report on their own.
  */
-import type { Clock } from '../../lib/clock.ts';
+import type { Clock } from '../lib/clock.ts';
 
-/** One read to send: who, and what to publish. */
+/** One read to send: who, and how. */
 export interface ReadRequest {
   /** Identifies the device (one queued read per device). */
   key: string;

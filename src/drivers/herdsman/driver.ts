@@ -1,0 +1,316 @@
+/**
+ * The herdsman driver: Zigbee with no Zigbee2MQTT and no broker. It drives a USB coordinator
+ * through zigbee-herdsman (the library Zigbee2MQTT is built on) and runs each device's model from
+ * zigbee-herdsman-converters itself, so that a device paired here looks and behaves as the same
+ * device behind the Zigbee2MQTT driver: one mapping (src/zigbee/), the same online rules, the
+ * same confirmation of commands, the same D1, D5 and 110001 rules (docs/zigbee.md). This file
+ * answers clients; the coordinator's life is coordinator.ts, the devices on the network's side
+ * devices.ts, their converters converters.ts, reachability availability.ts.
+ */
+import type { Controller } from 'zigbee-herdsman';
+import { ErrorCode } from '../../catalog/errors.ts';
+import type { DeviceRecord, Driver, DriverCommand, DriverHost, Outcome, Pairing } from '../../core/devices/contract.ts';
+import { type Clock, systemClock } from '../../lib/clock.ts';
+import type { Log } from '../../lib/log.ts';
+import { type Confirmation, planGet, planSet, propertiesOf, ReadBackQueue } from '../../zigbee/index.ts';
+import { Availability } from './availability.ts';
+import { answeredBy, errorText, type KeyValue, toZigbeeGet, toZigbeeSet } from './converters.ts';
+import { type AdapterFactory, CoordinatorLink } from './coordinator.ts';
+import { Devices, DRIVER_ID } from './devices.ts';
+import type { Node } from './nodes.ts';
+import type { AdapterType, CoordinatorPort } from './ports.ts';
+
+export { DRIVER_ID } from './devices.ts';
+
+export interface HerdsmanOptions {
+  /** The Zigbee data folder (network, device database, coordinator backup). */
+  dir: string;
+  serialPort: string;
+  adapter: 'auto' | AdapterType;
+  channel: number;
+  /** D1 keeps joining open at most this long (zigbee-herdsman's maximum is 254 s). */
+  permitJoinSeconds: number;
+  /** A mains-powered device silent this long is pinged; a battery-powered one is offline. */
+  activeMs: number;
+  passiveMs: number;
+  log: Log;
+  /** Whether zigbee-herdsman's own debug lines go to the log. */
+  debug?: boolean;
+  /** How long a device has to confirm a command (D4), answer a read (D6), or the coordinator a D1. */
+  confirmMs?: number;
+  /** How long D5 waits for the device's leave (inside the 5 s clients wait). */
+  removeWaitMs?: number;
+  /** Interval between two devices' state reads after a start (read-back). */
+  readPaceMs?: number;
+  /** Interval of the availability check. */
+  availabilityCheckMs?: number;
+  /** First and longest wait before the coordinator is started again. */
+  retryMinMs?: number;
+  retryMaxMs?: number;
+  clock?: Clock;
+  /** Tests: what stands in for the USB coordinator. */
+  adapterFactory?: AdapterFactory;
+  /** Tests: the serial ports seen. */
+  listPorts?: () => CoordinatorPort[];
+}
+
+export const DEFAULT_CONFIRM_MS = 3000;
+const DEFAULT_REMOVE_WAIT_MS = 4000;
+
+export class HerdsmanDriver implements Driver {
+  readonly id = DRIVER_ID;
+  readonly pairing: Pairing = {
+    types: ['zigbee'],
+    setDiscovery: (enable) => this.setDiscovery(enable),
+    discovering: () => this.discovering(),
+  };
+  private host?: DriverHost;
+  private readonly link: CoordinatorLink;
+  private readonly devices: Devices;
+  private readonly availability: Availability;
+  private readonly readBack: ReadBackQueue;
+  private readonly clock: Clock;
+  private readonly confirmMs: number;
+  private permitJoinEnd = 0;
+
+  constructor(private readonly opts: HerdsmanOptions) {
+    this.clock = opts.clock ?? systemClock;
+    this.confirmMs = opts.confirmMs ?? DEFAULT_CONFIRM_MS;
+    this.readBack = new ReadBackQueue(opts.readPaceMs ?? 100, this.clock);
+    this.availability = new Availability(
+      {
+        activeMs: opts.activeMs,
+        passiveMs: opts.passiveMs,
+        checkMs: opts.availabilityCheckMs ?? Math.min(60_000, opts.activeMs),
+        clock: this.clock,
+      },
+      {
+        ping: (ieee) => this.ping(ieee),
+        changed: (ieee, available) => this.devices.availabilityChanged(ieee, available),
+        up: () => this.connected(),
+      },
+    );
+    this.devices = new Devices({
+      host: () => this.host,
+      controller: () => this.link.controller(),
+      joiningClosed: () => {
+        this.permitJoinEnd = 0;
+      },
+      availability: this.availability,
+      readBack: this.readBack,
+      clock: this.clock,
+      log: opts.log,
+    });
+    this.link = new CoordinatorLink({
+      dir: opts.dir,
+      serialPort: opts.serialPort,
+      adapter: opts.adapter,
+      channel: opts.channel,
+      log: opts.log,
+      debug: opts.debug ?? false,
+      clock: this.clock,
+      retryMinMs: opts.retryMinMs ?? 2000,
+      retryMaxMs: opts.retryMaxMs ?? 60_000,
+      adapterFactory: opts.adapterFactory,
+      listPorts: opts.listPorts,
+      attach: (c) => this.devices.attach(c),
+      onUp: (c) => this.up(c),
+      onDown: (reason) => this.down(reason),
+    });
+  }
+
+  async start(host: DriverHost): Promise<void> {
+    this.host = host;
+    this.availability.start();
+    this.link.start();
+  }
+
+  async stop(): Promise<void> {
+    this.readBack.stop();
+    this.availability.stop();
+    this.devices.stop();
+    await this.link.stop();
+  }
+
+  /** Whether the coordinator runs. */
+  connected(): boolean {
+    return this.link.controller() !== undefined;
+  }
+
+  discovering(): boolean {
+    return this.connected() && this.permitJoinEnd > this.clock.now();
+  }
+
+  /** After a factory reset: the network's devices join the gateway again (as with Zigbee2MQTT). */
+  async afterReset(): Promise<void> {
+    this.devices.reannounce();
+  }
+
+  async setDiscovery(enable: boolean): Promise<Outcome> {
+    const c = this.link.controller();
+    if (!c) return fail(ErrorCode.SERVER_ERROR, `the Zigbee coordinator is not running: ${this.link.reason()}`);
+    const seconds = enable ? this.opts.permitJoinSeconds : 0;
+    const r = await this.within(c.permitJoin(seconds), this.confirmMs);
+    if (!r.ok) {
+      // Late, it may still open: close it again rather than leave the network open unknown to the API.
+      if (enable) c.permitJoin(0).catch(() => {});
+      return fail(ErrorCode.SERVER_ERROR, `the coordinator did not ${enable ? 'open' : 'close'} joining: ${r.message}`);
+    }
+    this.permitJoinEnd = enable ? this.clock.now() + seconds * 1000 : 0;
+    return { ok: true };
+  }
+
+  async execute(command: DriverCommand): Promise<Outcome> {
+    if (command.kind === 'configure') return { ok: true };
+    if (command.kind === 'remove') return this.remove(command.device);
+    const ieee = command.device.driver_ref;
+    const controller = this.link.controller();
+    if (!controller)
+      return {
+        ok: false,
+        code: ErrorCode.DEVICE_OFFLINE,
+        message: `the Zigbee coordinator is not running: ${this.link.reason()}`,
+        offline: true,
+      };
+    const node = this.devices.get(ieee);
+    if (!node) return fail(ErrorCode.DEVICE_UPDATE_FAILED, 'the Zigbee network does not know this device (yet)');
+    const device = controller.getDeviceByIeeeAddr(ieee);
+    if (!command.device.online || node.missing || !device)
+      return { ok: false, code: ErrorCode.DEVICE_OFFLINE, message: 'the device is offline', offline: true };
+    node.device = device;
+    const waitMs = command.deadline
+      ? Math.max(0, Math.min(this.confirmMs, command.deadline - this.clock.now()))
+      : this.confirmMs;
+    if (command.kind === 'update-state') {
+      const plan = planSet(node.mapping, command.state);
+      if (!plan.ok) return fail(ErrorCode.DEVICE_UPDATE_FAILED, plan.message);
+      const r = await node.waiters.run('set', plan.expect, waitMs, this.clock, () =>
+        this.attempt(node, toZigbeeSet(this.devices.context(node), plan.payload)),
+      );
+      if (!r.ok) return fail(ErrorCode.DEVICE_UPDATE_FAILED, r.message);
+      const props = new Set(plan.expect.map((x) => x.property));
+      return { ok: true, state: this.devices.apiState(node, pick(node.last, props)) };
+    }
+    // query-state
+    const get = planGet(node.mapping, command.capability);
+    if (get.properties.length > 0) {
+      const expect = get.properties.map((property) => ({ property, tolerance: 0 }));
+      const r = await node.waiters.run('get', expect, waitMs, this.clock, () =>
+        this.attempt(node, toZigbeeGet(this.devices.context(node), get.properties)),
+      );
+      if (!r.ok) return fail(ErrorCode.DEVICE_UPDATE_FAILED, r.message);
+    }
+    const props = new Set(propertiesOf(node.mapping, command.capability));
+    const state = this.devices.apiState(node, pick(node.last, props));
+    const value = state[command.capability] ?? command.device.state[command.capability];
+    return { ok: true, state: value !== undefined ? { [command.capability]: value } : {} };
+  }
+
+  // ---- commands ----
+
+  /** A command's outcome as a confirmation; a device that did not answer is pinged (availability). */
+  private attempt(node: Node, sent: Promise<void>): Promise<Confirmation> {
+    return sent.then(
+      () => ({ ok: true }),
+      (err) => {
+        if (!answeredBy(err)) this.availability.suspect(node.ieee);
+        return { ok: false, message: `Zigbee: ${errorText(err)}` };
+      },
+    );
+  }
+
+  private async remove(device: DeviceRecord): Promise<Outcome> {
+    if (this.discovering())
+      return fail(
+        ErrorCode.DISCOVERING_ZIGBEE,
+        'the gateway is discovering Zigbee devices; close discovery before removing one',
+      );
+    const ieee = device.driver_ref;
+    const controller = this.link.controller();
+    if (!controller)
+      return fail(ErrorCode.DEVICE_UPDATE_FAILED, `the Zigbee coordinator is not running: ${this.link.reason()}`);
+    const zh = controller.getDeviceByIeeeAddr(ieee);
+    if (!zh) {
+      // It left the network already: nothing to tell it.
+      this.devices.forget(ieee);
+      return { ok: true };
+    }
+    const waitMs = this.opts.removeWaitMs ?? DEFAULT_REMOVE_WAIT_MS;
+    this.devices.removing.add(ieee);
+    const leave = zh.removeFromNetwork();
+    const r = await this.within(leave, waitMs);
+    if (r.ok) {
+      this.devices.removing.delete(ieee);
+      this.devices.forget(ieee);
+      return { ok: true };
+    }
+    if (r.timedOut) {
+      // A sleeping device confirms its leave when it wakes: a late removal still lands.
+      leave.then(
+        () => {
+          this.devices.removing.delete(ieee);
+          this.devices.forget(ieee);
+          const serial = this.devices.serialOf(ieee);
+          if (serial) this.host?.deviceLeft(serial);
+        },
+        () => this.devices.removing.delete(ieee),
+      );
+      return fail(
+        ErrorCode.DEVICE_UPDATE_FAILED,
+        `the device has not confirmed its removal within ${waitMs} ms; if it does later, the device is removed then (deleteDevice event)`,
+      );
+    }
+    this.devices.removing.delete(ieee);
+    return fail(ErrorCode.DEVICE_UPDATE_FAILED, `Zigbee: the device did not leave the network: ${r.message}`);
+  }
+
+  /** Settles with the promise, or fails after `ms`. */
+  private within(
+    p: Promise<unknown>,
+    ms: number,
+  ): Promise<{ ok: true } | { ok: false; message: string; timedOut?: boolean }> {
+    return new Promise((resolve) => {
+      const cancel = this.clock.setTimer(ms, () =>
+        resolve({ ok: false, message: `no answer within ${ms} ms`, timedOut: true }),
+      );
+      p.then(
+        () => {
+          cancel();
+          resolve({ ok: true });
+        },
+        (err) => {
+          cancel();
+          resolve({ ok: false, message: errorText(err) });
+        },
+      );
+    });
+  }
+
+  private async ping(ieee: string): Promise<void> {
+    const device = this.link.controller()?.getDeviceByIeeeAddr(ieee);
+    if (!device) throw new Error('not in the network');
+    await device.ping(true);
+  }
+
+  // ---- the coordinator ----
+
+  private up(controller: Controller): void {
+    this.permitJoinEnd = 0;
+    this.devices.up(controller);
+  }
+
+  private down(reason: string): void {
+    this.permitJoinEnd = 0;
+    this.devices.down(reason);
+  }
+}
+
+function fail(code: Extract<Outcome, { ok: false }>['code'], message: string): Outcome {
+  return { ok: false, code, message };
+}
+
+function pick(o: KeyValue, keys: Set<string>): KeyValue {
+  const out: KeyValue = {};
+  for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
+  return out;
+}
