@@ -119,11 +119,17 @@ function Camera({ d }: { d: Device }) {
   );
 }
 
+/** `{power:{powerState:'on'}}` -> `power state on`. */
+function flat(v: unknown, prefix = ''): string[] {
+  if (typeof v !== 'object' || v === null) return [`${prefix}${String(v)}`];
+  return Object.entries(v).flatMap(([k, w]) => flat(w, typeof w === 'object' && w !== null ? `${prefix}` : `${prefix}${humanize(k).toLowerCase()} `));
+}
+
 function describeEvent(e: DeviceEvent): string {
   const payload = e.data.payload;
   switch (e.type) {
     case 'updateDeviceState':
-      return JSON.stringify(payload);
+      return flat(payload).join(', ');
     case 'updateDeviceOnline':
       return (payload as { online: boolean }).online ? 'came online' : 'went offline';
     case 'updateDeviceInfo':
@@ -284,6 +290,7 @@ export function DevicePage({ serial }: { serial: string }) {
           <ol class="events">
             {events.map((e) => (
               <li key={e.id}>
+                {e.at && <time>{new Date(e.at).toLocaleTimeString()} </time>}
                 <strong>{humanize(e.type.replace(/^update/, ''))}</strong> {describeEvent(e)}
               </li>
             ))}

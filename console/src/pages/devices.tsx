@@ -2,17 +2,19 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api, wordsOf } from '../api.ts';
 import { ControlView } from '../components/controls.tsx';
-import { categoryName, countdown, readingText } from '../format.ts';
+import { at, categoryName, countdown, readingText } from '../format.ts';
 import { useNow } from '../hooks.ts';
 import { act, devices, devicesLoaded, notify, pairing } from '../store.ts';
 import type { Device } from '../types.ts';
 
 /** How many controls and readings a card shows; the device page shows all. */
 const ON_CARD = 3;
+const CARD_KINDS = new Set(['switch', 'range', 'choice', 'color', 'bool']);
 
 function DeviceCard({ d }: { d: Device }) {
-  const controls = d.layout.controls.filter((c) => c.kind !== 'action').slice(0, ON_CARD);
-  const readings = d.layout.readings.slice(0, ON_CARD);
+  // A card shows what is used every day; the device page has every control and reading.
+  const controls = d.layout.controls.filter((c) => CARD_KINDS.has(c.kind)).slice(0, ON_CARD);
+  const readings = d.layout.readings.filter((r) => at(d.state, r.path) !== undefined).slice(0, ON_CARD);
   return (
     <article class={d.online ? 'card device' : 'card device offline'} data-serial={d.serial_number}>
       <header>

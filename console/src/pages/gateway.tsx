@@ -456,7 +456,9 @@ export function GatewayPage() {
         <section class="card">
           <h2>Settings</h2>
           <p class="muted">Set by command-line flags and environment variables (see README); shown as in force.</p>
-          <div class="table-wrap">
+          <details>
+            <summary>Show the {data.settings.length} settings</summary>
+            <div class="table-wrap">
             <table class="settings">
               <tbody>
                 {data.settings.map((s) => (
@@ -467,7 +469,8 @@ export function GatewayPage() {
                 ))}
               </tbody>
             </table>
-          </div>
+            </div>
+          </details>
         </section>
       </div>
     </main>

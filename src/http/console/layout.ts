@@ -222,6 +222,16 @@ function controlsOf(c: CapabilityObject, tags: Record<string, unknown> | undefin
   return out;
 }
 
+/** Readings a person looks for first; the radio's and the battery's come last. */
+const LAST = ['battery', 'lqi', 'rssi', 'identify', 'toggle-identify', 'tamper-alert'];
+
+/** A reading's label: the capability's, or with several fields each field's own (with its channel). */
+function readingLabel(c: CapabilityObject, field: string, many: boolean): string {
+  if (c.capability === 'identify' || c.capability === 'toggle-identify') return 'Identifying';
+  if (!many) return labelOf(c, undefined, field, false);
+  return c.name === undefined ? humanize(field) : `${humanize(field)} (channel ${c.name})`;
+}
+
 function readingsOf(c: CapabilityObject, controlled: Set<string>): Reading[] {
   const body = bodyOf(c);
   if (!body || !permissionBits(c.permission).report) return [];
@@ -238,7 +248,7 @@ function readingsOf(c: CapabilityObject, controlled: Set<string>): Reading[] {
     const unit = hundredths ? rawUnit?.slice(5) : rawUnit;
     out.push({
       id: path.join('/'),
-      label: labelOf(c, undefined, field, fields.length > 1),
+      label: readingLabel(c, field, fields.length > 1),
       path,
       ...(unit ? { unit } : {}),
       ...(s.kind === 'boolean' && WORDS[c.capability] ? { words: WORDS[c.capability] } : {}),
@@ -273,8 +283,10 @@ export function deviceLayout(d: Pick<DeviceRecord, 'capabilities' | 'tags'>): La
     if (c.kind === 'color' && c.path)
       for (const k of ['red', 'green', 'blue']) controlled.add([...c.path, k].join('/'));
   const seen = new Set<string>();
+  const rank = (r: Reading) => LAST.indexOf(r.path[0] as string);
   const readings = d.capabilities
     .flatMap((c) => readingsOf(c, controlled))
-    .filter((r) => !seen.has(r.id) && seen.add(r.id));
+    .filter((r) => !seen.has(r.id) && seen.add(r.id))
+    .sort((a, b) => rank(a) - rank(b));
   return { controls, readings, settings: d.capabilities.flatMap(settingsOf) };
 }

@@ -1,0 +1,40 @@
+import { launch, logIn, openConsole, PHONE, shoot } from './test/console/browser.ts';
+import { buildConsole, setupCode, startGatewayProcess } from './test/console/rig.ts';
+buildConsole();
+const g = await startGatewayProcess();
+const b = await launch();
+try {
+  const { page } = await openConsole(b, g.url);
+  page.on('console', (m) => console.log('browser:', m.text()));
+  page.on('pageerror', (e) => console.log('pageerror:', e.message));
+  await page.getByLabel('Setup code').waitFor();
+  await shoot(page, 'setup');
+  await page.getByLabel('Setup code').fill(setupCode(g));
+  await page.getByLabel('New password (8 characters or more)').fill('correct horse');
+  await page.getByLabel('The same password again').fill('correct horse');
+  await page.getByRole('button', { name: 'Set password and log in' }).click();
+  await page.getByRole('link', { name: 'Devices' }).waitFor();
+  await page.locator('article.device').first().waitFor();
+  await shoot(page, 'devices');
+  const first = page.locator('article.device a.name').filter({ hasText: /light|bulb/i }).first();
+  console.log('light card', await first.count());
+  await page.locator('article.device a.name').nth(2).click();
+  await page.getByText('Recent events').waitFor();
+  await shoot(page, 'device');
+  await page.goto('/#/security');
+  await page.getByText('Home mode').waitFor();
+  await shoot(page, 'security');
+  await page.goto('/#/gateway');
+  await page.getByText('Speaker').waitFor();
+  await shoot(page, 'gateway');
+  const ph = await openConsole(b, g.url, PHONE);
+  await logIn(ph.page, 'correct horse');
+  await ph.page.locator('article.device').first().waitFor();
+  await shoot(ph.page, 'devices');
+  await ph.page.goto('/#/gateway');
+  await ph.page.getByText('Speaker').waitFor();
+  await shoot(ph.page, 'gateway');
+} finally {
+  await b.close();
+  await g.dispose();
+}
