@@ -24,7 +24,12 @@ export function backupProblem(bytes: Buffer): string | undefined {
     return 'this file is not a backup of the gateway (not an SQLite database)';
   let db: Db | undefined;
   try {
-    db = new Database(bytes, { readonly: true });
+    // A store in WAL mode says so in its header (bytes 18 and 19), and SQLite cannot open such a
+    // file from memory: the copy checked here says "rollback journal" instead.
+    const copy = Buffer.from(bytes);
+    copy[18] = 1;
+    copy[19] = 1;
+    db = new Database(copy, { readonly: true });
     const tables = new Set(
       db
         .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")

@@ -5,6 +5,7 @@
  * of routes registers in MODULES.
  */
 import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../../catalog/errors.ts';
 import type { StreamWriter } from '../stream/writer.ts';
 import { consoleStreamRoute } from './events.ts';
 import { type ConsoleRoute, registerConsoleRoutes } from './route.ts';
@@ -49,6 +50,8 @@ export function consoleApiPlugin(opts: ConsoleApiOptions) {
       (_req, body, done) => done(null, body),
     );
     scope.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req, reply) => {
+      // The shared body parser's refusals (not JSON, nested too deep) are the client's fault.
+      if (err instanceof ApiError) return reply.code(400).send({ error: err.message });
       const status = err.statusCode;
       if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ error: 'the request is too large' });
       if (status !== undefined && status >= 400 && status < 500) return reply.code(status).send({ error: err.message });

@@ -33,7 +33,8 @@ export function statusOf(code: ErrorCodeValue): number {
 const CAMERA: Partial<Record<ErrorCodeValue, string>> = {
   [ErrorCode.CAMERA_IP_WRONG]: 'The camera could not be reached at that address. Check the IP address and port.',
   [ErrorCode.CAMERA_AUTH_ERROR]: 'The camera refused the user name or password in the address.',
-  [ErrorCode.CAMERA_STREAM_ADDRESS_ERROR]: 'The camera answered, but not with a video stream at that path.',
+  [ErrorCode.CAMERA_STREAM_ADDRESS_ERROR]:
+    'The stream address is wrong: check its form (rtsp://user:password@host:554/path) and its path.',
   [ErrorCode.CAMERA_CODEC_UNSUPPORTED]:
     'The camera sends video in an encoding this gateway cannot show (H.264, H.265 or MJPEG work).',
   [ErrorCode.DEVICE_EXISTS]: 'This camera is already added.',
@@ -47,5 +48,7 @@ const CAMERA: Partial<Record<ErrorCodeValue, string>> = {
 /** Why a camera could not be added, in words, with the driver's detail. */
 export function cameraWords(code: ErrorCodeValue, detail: string): string {
   const words = CAMERA[code];
-  return words ? `${words} (${detail})` : detail;
+  // The console sent the address as D2 nests it; the person typed it in one field.
+  const plain = detail.replace(/capabilities\.0\.configuration\.streamSetting\.value\.stream_url/g, 'stream address');
+  return words ? `${words} (${plain})` : plain;
 }
