@@ -37,7 +37,9 @@ function ModeForm({
       class="mode-form"
       onSubmit={async (e) => {
         e.preventDefault();
-        const r = await act('Mode settings saved.', () => api<Security>('PUT', `/security/${sid}/config`, c));
+        const { exit_delay, entry_delay, alarm_sound, alarm_duration, devices } = c;
+        const body = { exit_delay, entry_delay, alarm_sound, alarm_duration, devices };
+        const r = await act('Mode settings saved.', () => api<Security>('PUT', `/security/${sid}/config`, body));
         if (r) saved(r);
       }}
     >
