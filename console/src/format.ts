@@ -67,7 +67,7 @@ export function countdown(until: string | null, now: number): string {
 export function when(iso: string | null | undefined): string {
   if (!iso) return 'never';
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
 }
 
 /** An app name as the pop-up shows it. */

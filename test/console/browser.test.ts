@@ -49,8 +49,9 @@ describe('the console in a browser', () => {
     const onPhone = phone.getByRole('alertdialog').locator(`[data-app="${APP}"]`);
     await onDesk.waitFor();
     await onPhone.waitFor();
-    await shoot(desk, 'access-request');
-    await shoot(phone, 'access-request');
+    // The pop-up covers the screen, not the whole page: photographed as a person sees it.
+    await shoot(desk, 'access-request', false);
+    await shoot(phone, 'access-request', false);
     await onDesk.getByRole('button', { name: 'Allow' }).click();
     await onPhone.waitFor({ state: 'detached' });
     await phone.getByRole('alertdialog').waitFor({ state: 'detached' });

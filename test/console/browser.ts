@@ -75,11 +75,14 @@ export async function logIn(page: Page, password: string): Promise<void> {
   await page.getByRole('link', { name: 'Devices' }).waitFor();
 }
 
-/** Saves a screenshot of the page as `<name>-<desktop|phone>.png`. */
-export async function shoot(page: Page, name: string): Promise<string> {
+/** Saves a screenshot of the page as `<name>-<desktop|phone>.png` (the whole page, or what the screen shows). */
+export async function shoot(page: Page, name: string, fullPage = true): Promise<string> {
   mkdirSync(SHOTS, { recursive: true });
+  // Messages come and go; the picture is of the page under them.
+  await page.evaluate("for (const b of document.querySelectorAll('.toast .close')) b.click()");
+  await page.locator('.toast').first().waitFor({ state: 'detached' });
   const width = page.viewportSize()?.width ?? DESKTOP.width;
   const file = join(SHOTS, `${name}-${width < 600 ? 'phone' : 'desktop'}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage });
   return file;
 }

@@ -21,9 +21,13 @@ function DeviceCard({ d }: { d: Device }) {
         <a href={`#/devices/${encodeURIComponent(d.serial_number)}`} class="name">
           {d.name}
         </a>
-        <span class={d.online ? 'dot online' : 'dot'} title={d.online ? 'online' : 'offline'}>
-          {d.online ? 'online' : 'offline'}
-        </span>
+        {d.online ? (
+          <span class="dot online" title="online">
+            <span class="sr">online</span>
+          </span>
+        ) : (
+          <span class="dot">offline</span>
+        )}
       </header>
       <p class="muted">{categoryName(d.display_category)}</p>
       {readings.length > 0 && (
@@ -39,6 +43,7 @@ function DeviceCard({ d }: { d: Device }) {
       {controls.map((c) => (
         <ControlView key={c.id} d={d} c={c} />
       ))}
+      {controls.length === 0 && readings.length === 0 && <p class="muted small">Nothing reported yet.</p>}
     </article>
   );
 }
