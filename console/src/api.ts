@@ -65,7 +65,8 @@ export async function upload<T>(path: string, file: Blob): Promise<T> {
   return data as T;
 }
 
-/** The words of any failure. */
+/** The words of any failure, as a sentence. */
 export function wordsOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  const text = err instanceof Error ? err.message : String(err);
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -34,7 +34,10 @@ describe('first run', () => {
     const short = await c.call('POST', '/auth/setup', { code, password: 'short' });
     assert.deepEqual([short.status, short.body.error], [400, 'password: at least 8 characters']);
     // Typed in lower case with spaces: still the code.
-    const ok = await c.call('POST', '/auth/setup', { code: ` ${code.toLowerCase().replace('-', ' - ')} `, password: PASSWORD });
+    const ok = await c.call('POST', '/auth/setup', {
+      code: ` ${code.toLowerCase().replace('-', ' - ')} `,
+      password: PASSWORD,
+    });
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.equal((await c.call('GET', '/auth')).body.logged_in, true);
     const again = await consoleClient(g.url).call('POST', '/auth/setup', { code, password: 'another password' });

@@ -187,7 +187,9 @@ describe('the API on the simulated network', () => {
     const devices = list.body.devices as { serial_number: string; display_category: string; layout: any }[];
     assert.ok(devices.length >= 10);
     assert.ok(devices.every((d) => Array.isArray(d.layout.controls) && Array.isArray(d.layout.readings)));
-    const light = devices.find((d) => d.display_category === 'light' && d.layout.controls.some((x: Control) => x.capability === 'brightness'));
+    const light = devices.find(
+      (d) => d.display_category === 'light' && d.layout.controls.some((x: Control) => x.capability === 'brightness'),
+    );
     assert.ok(light);
     const on = await c.call('PUT', `/devices/${light.serial_number}`, { state: { power: { powerState: 'on' } } });
     assert.equal(on.status, 200, JSON.stringify(on.body));
@@ -198,21 +200,57 @@ describe('the API on the simulated network', () => {
 
   const BAD: readonly [string, string, unknown, number, RegExp][] = [
     ['PUT', '/devices/nope', { name: 'x' }, 404, /does not exist/],
-    ['PUT', '/devices/{light}', { state: { power: { powerState: 'maybe' } } }, 400, /^state\.power\.powerState: "maybe" is not one of on, off, toggle$/],
-    ['PUT', '/devices/{light}', { state: { brightness: { brightness: 101 } } }, 400, /state\.brightness\.brightness: 101 is above max 100/],
-    ['PUT', '/devices/{light}', { name: '   ' }, 400, /^name: "   " is not a non-empty name$/],
+    [
+      'PUT',
+      '/devices/{light}',
+      { state: { power: { powerState: 'maybe' } } },
+      400,
+      /^state\.power\.powerState: "maybe" is not one of on, off, toggle$/,
+    ],
+    [
+      'PUT',
+      '/devices/{light}',
+      { state: { brightness: { brightness: 101 } } },
+      400,
+      /state\.brightness\.brightness: 101 is above max 100/,
+    ],
+    ['PUT', '/devices/{light}', { name: '   ' }, 400, /^name: " {3}" is not a non-empty name$/],
     ['PUT', '/devices/{light}', { name: 42 }, 400, /^name: expected a string, got 42$/],
     ['PUT', '/devices/{light}', '{"name":', 400, /body is not valid JSON/],
     ['PUT', '/devices/{light}', [1, 2], 400, /^body: expected an object/],
     ['PUT', '/pairing', {}, 400, /^enable: required$/],
     ['PUT', '/pairing', { enable: 'yes' }, 400, /^enable: expected a boolean, got "yes"$/],
-    ['POST', '/cameras', { name: 'Porch', protocol: 'ONVIF', stream_url: 'rtsp://x' }, 400, /^protocol: "ONVIF" is not one of RTSP, ESP32-CAM$/],
-    ['POST', '/cameras', { name: 'Porch', protocol: 'RTSP', stream_url: 'not a url' }, 422, /^The stream address is wrong: .*\(.*stream address: the stream URL contains white space\)$/],
-    ['POST', '/cameras', { name: 'Porch', protocol: 'RTSP', stream_url: 'rtsp://127.0.0.1:1/x' }, 422, /^The camera could not be reached at that address/],
+    [
+      'POST',
+      '/cameras',
+      { name: 'Porch', protocol: 'ONVIF', stream_url: 'rtsp://x' },
+      400,
+      /^protocol: "ONVIF" is not one of RTSP, ESP32-CAM$/,
+    ],
+    [
+      'POST',
+      '/cameras',
+      { name: 'Porch', protocol: 'RTSP', stream_url: 'not a url' },
+      422,
+      /^The stream address is wrong: .*\(.*stream address: the stream URL contains white space\)$/,
+    ],
+    [
+      'POST',
+      '/cameras',
+      { name: 'Porch', protocol: 'RTSP', stream_url: 'rtsp://127.0.0.1:1/x' },
+      422,
+      /^The camera could not be reached at that address/,
+    ],
     ['POST', '/link/approve', {}, 400, /^app_name: required$/],
     ['POST', '/link/deny', { app_name: 'x'.repeat(201) }, 400, /^app_name: longer than 200 characters$/],
     ['PUT', '/speaker', { volume: 101 }, 400, /^volume: 101 is above max 100$/],
-    ['PUT', '/speaker', { volume: 5.5, muted: 'no' }, 400, /^volume: 5.5 is not an integer; muted: expected a boolean, got "no"$/],
+    [
+      'PUT',
+      '/speaker',
+      { volume: 5.5, muted: 'no' },
+      400,
+      /^volume: 5.5 is not an integer; muted: expected a boolean, got "no"$/,
+    ],
     ['POST', '/speaker/play', { type: 'sound', name: 'trumpet' }, 400, /^name: trumpet is not a sound$/],
     ['POST', '/speaker/play', { type: 'music', name: 'alert1' }, 400, /^type: "music" is not one of sound, beep$/],
     ['POST', '/tts/speak', { text: '' }, 400, /^text: "" is not a text to say$/],

@@ -81,7 +81,10 @@ describe('the console in a browser', () => {
     await desk.getByRole('slider', { name: 'Brightness' }).fill('40');
     await phoneCard.locator('.control.range output').first().filter({ hasText: '40 %' }).waitFor();
     await openApi.waitFor(
-      (e) => e.type === 'updateDeviceState' && e.data.endpoint.serial_number === light.serial_number && e.data.payload.power?.powerState === 'on',
+      (e) =>
+        e.type === 'updateDeviceState' &&
+        e.data.endpoint.serial_number === light.serial_number &&
+        e.data.payload.power?.powerState === 'on',
     );
     await openApi.waitFor(
       (e) =>
@@ -103,14 +106,18 @@ describe('the console in a browser', () => {
   });
 
   test('4. a simulated device is paired (with a countdown), renamed and deleted, and the other console follows', async () => {
-    const before = await desk.locator('article.device').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-serial')));
+    const before = await desk
+      .locator('article.device')
+      .evaluateAll((cards) => cards.map((c) => c.getAttribute('data-serial')));
     await desk.getByRole('button', { name: 'Pair Zigbee devices' }).click();
     await desk.getByText(/Joining open: \d+:\d\d left/).waitFor();
     await phone.getByText(/Joining open: \d+:\d\d left/).waitFor();
     await shoot(desk, 'pairing');
     const serial = await waitForValue(
       async () => {
-        const now = await desk.locator('article.device').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-serial')));
+        const now = await desk
+          .locator('article.device')
+          .evaluateAll((cards) => cards.map((c) => c.getAttribute('data-serial')));
         return now.find((s) => !before.includes(s)) ?? undefined;
       },
       30_000,
@@ -157,9 +164,15 @@ describe('the console in a browser', () => {
     await phone.goto('/#/security');
     await phone.getByRole('heading', { name: 'Armed', exact: true }).waitFor();
 
-    const report = await sendEvent(g, token, 'DeviceStatesChangeReport', { state: { contact: { contact: true } } }, {
-      endpoint: { serial_number: door, third_serial_number: 'door-1' },
-    });
+    const report = await sendEvent(
+      g,
+      token,
+      'DeviceStatesChangeReport',
+      { state: { contact: { contact: true } } },
+      {
+        endpoint: { serial_number: door, third_serial_number: 'door-1' },
+      },
+    );
     assert.equal(report.json.header.name, 'Response', report.text);
     await desk.getByRole('heading', { name: 'ALARM' }).waitFor();
     await desk.getByText('Set off by Back door (Contact)').waitFor();

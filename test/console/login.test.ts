@@ -56,7 +56,10 @@ describe('logging in to the console in a browser', () => {
     }
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('alert').filter({ hasText: /too many failed attempts from this address: try again in 15 minutes/ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /too many failed attempts from this address: try again in 15 minutes/ })
+      .waitFor();
     await shoot(page, 'login-limited');
 
     // The console that was logged in before stays logged in; it logs out.

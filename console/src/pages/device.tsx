@@ -122,7 +122,9 @@ function Camera({ d }: { d: Device }) {
 /** `{power:{powerState:'on'}}` -> `power state on`. */
 function flat(v: unknown, prefix = ''): string[] {
   if (typeof v !== 'object' || v === null) return [`${prefix}${String(v)}`];
-  return Object.entries(v).flatMap(([k, w]) => flat(w, typeof w === 'object' && w !== null ? `${prefix}` : `${prefix}${humanize(k).toLowerCase()} `));
+  return Object.entries(v).flatMap(([k, w]) =>
+    flat(w, typeof w === 'object' && w !== null ? `${prefix}` : `${prefix}${humanize(k).toLowerCase()} `),
+  );
 }
 
 function describeEvent(e: DeviceEvent): string {

@@ -459,16 +459,16 @@ export function GatewayPage() {
           <details>
             <summary>Show the {data.settings.length} settings</summary>
             <div class="table-wrap">
-            <table class="settings">
-              <tbody>
-                {data.settings.map((s) => (
-                  <tr key={s.key} title={s.description}>
-                    <th>{humanize(s.key.replace(/\./g, ' '))}</th>
-                    <td>{Array.isArray(s.value) ? s.value.join(', ') : String(s.value)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              <table class="settings">
+                <tbody>
+                  {data.settings.map((s) => (
+                    <tr key={s.key} title={s.description}>
+                      <th>{humanize(s.key.replace(/\./g, ' '))}</th>
+                      <td>{Array.isArray(s.value) ? s.value.join(', ') : String(s.value)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
             </div>
           </details>
         </section>
