@@ -34,7 +34,10 @@ describe('logging in to the console in a browser', () => {
     await page.getByLabel('New password (8 characters or more)').fill(PASSWORD);
     await page.getByLabel('The same password again').fill(PASSWORD);
     await page.getByRole('button', { name: 'Set password and log in' }).click();
-    await page.getByRole('alert').filter({ hasText: /wrong setup code/i }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /wrong setup code/i })
+      .waitFor();
     await page.getByLabel('Setup code').fill(setupCode(g));
     await page.getByRole('button', { name: 'Set password and log in' }).click();
     await page.getByRole('link', { name: 'Devices' }).waitFor();
@@ -52,7 +55,10 @@ describe('logging in to the console in a browser', () => {
     for (let i = 0; i < 5; i++) {
       await page.getByLabel('Password').fill(`not the password ${i}`);
       await page.getByRole('button', { name: 'Log in' }).click();
-      await page.getByRole('alert').filter({ hasText: /wrong password/i }).waitFor();
+      await page
+        .getByRole('alert')
+        .filter({ hasText: /wrong password/i })
+        .waitFor();
     }
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
