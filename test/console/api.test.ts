@@ -299,6 +299,31 @@ describe('the API on the simulated network', () => {
     assert.equal(ok.status, 200);
   });
 
+  test('a restored backup replaces the store at the next start: what changed since the backup is gone', async (t) => {
+    const { g, c } = await simGateway();
+    let current = g;
+    t.after(() => current.stop());
+    const kept = g.gateway.tokens.create('kept app');
+    const backup = await fetch(`${g.url}/console/api/backup`, { headers: { cookie: `opencube_session=${c.cookie}` } });
+    const bytes = Buffer.from(await backup.arrayBuffer());
+    g.gateway.tokens.create('made after the backup');
+    const staged = await fetch(`${g.url}/console/api/restore`, {
+      method: 'POST',
+      headers: { cookie: `opencube_session=${c.cookie}`, origin: g.url, 'content-type': 'application/octet-stream' },
+      body: bytes,
+    });
+    assert.equal(staged.status, 200);
+    current = await g.restart();
+    assert.deepEqual(
+      current.gateway.tokens.list().map((x) => x.app_name),
+      ['kept app'],
+    );
+    assert.ok(current.gateway.tokens.verify(kept));
+    const again = consoleClient(current.url);
+    again.cookie = c.cookie;
+    assert.equal((await again.call('GET', '/devices')).status, 200, 'the session was in the backup');
+  });
+
   test('pairing opens with its end time, every console hears it, and it closes again', async (t) => {
     const { g, c } = await simGateway();
     t.after(() => g.stop());
