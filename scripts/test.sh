@@ -8,6 +8,9 @@ echo "== lint and format (biome)"
 npx --no-install biome check .
 echo "== type check (tsc)"
 npx --no-install tsc --noEmit -p .
+npx --no-install tsc --noEmit -p console
+echo "== console build"
+node scripts/build-console.mjs
 echo "== tests"
 mapfile -t files < <(find test src -name '*.test.ts' -not -path '*/node_modules/*' | sort)
 exec node --import tsx --test --test-concurrency=2 --test-timeout=120000 "${files[@]}"

@@ -10,6 +10,7 @@ import { AudioArbiter, type AudioSink, EventBeeps, MediaPlayer, SoundLibrary } f
 import { DeviceRegistry, DeviceService } from './core/devices/index.ts';
 import { EventBus } from './core/event-bus.ts';
 import { type GatewayInfo, lanInterface, threePartVersion } from './core/gateway-info.ts';
+import { applyStagedRestore, backup, stageRestore } from './core/maintenance/backup.ts';
 import { factoryReset } from './core/maintenance/reset.ts';
 import { RuntimeMonitor } from './core/runtime.ts';
 import { SecurityService } from './core/security.ts';
@@ -20,6 +21,10 @@ import { createSink, HttpAudioFetcher, onPath } from './drivers/audio/index.ts';
 import type { CameraDriver } from './drivers/camera/index.ts';
 import { type DriverOptions, loadDrivers } from './drivers/load.ts';
 import { DirectiveClient, ThirdPartyInbox } from './drivers/thirdparty/index.ts';
+import { ConsoleAccess } from './http/console/access.ts';
+import { consoleProjection } from './http/console/events.ts';
+import { consoleApiPlugin } from './http/console/plugin.ts';
+import { consoleStaticPlugin } from './http/console/static.ts';
 import { openApiProjection } from './http/open-api/events.ts';
 import { openApiPlugin } from './http/open-api/plugin.ts';
 import type { AnswerCheck } from './http/open-api/route.ts';
@@ -28,7 +33,7 @@ import { buildServer } from './http/server.ts';
 import { StreamWriter } from './http/stream/writer.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type MdnsHandle, startMdns } from './mdns.ts';
-import type { Settings } from './settings/index.ts';
+import { type SettingDef, type Settings, settingDefs } from './settings/index.ts';
 import { type Db, KvStore, openDb } from './store/db.ts';
 
 export interface GatewayOptions {
@@ -43,6 +48,8 @@ export interface GatewayOptions {
   answerCheck?: AnswerCheck;
   /** Options of the drivers that tests replace (the camera watcher's timers, DNS lookup; Zigbee timings). */
   drivers?: DriverOptions;
+  /** The built console's folder (default: console/dist of this package). */
+  consoleDir?: string;
 }
 
 export interface Gateway {
@@ -57,6 +64,8 @@ export interface Gateway {
   speaker: SpeakerService;
   /** The Open API's event stream. */
   sse: StreamWriter;
+  /** The web console: who may use it (password, sessions) and its event stream. */
+  console: { access: ConsoleAccess; stream: StreamWriter };
   /** The device registry (DriverHost) and the service that routes client commands to drivers. */
   devices: DeviceService;
   /** Engines registered by third parties (RegisterTTSEngine). */
@@ -76,6 +85,8 @@ export interface Gateway {
   stop(): Promise<void>;
   /** Factory reset: clears tokens (and devices); settings of the speaker and modes stay. */
   reset(): Promise<void>;
+  /** Sets the console password and ends every console session (`opencube passwd`). */
+  setConsolePassword(password: string): Promise<void>;
   info(): GatewayInfo;
 }
 
@@ -94,7 +105,10 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     socket: join(dataDir, 'opencube.sock'),
     pid: join(dataDir, 'opencube.pid'),
   };
+  // A restore staged from the console before the restart that brought us here.
+  const restored = applyStagedRestore(paths.db);
   const db = openDb(paths.db);
+  if (restored) log.warn({ db: paths.db }, 'store restored from a backup');
   const kv = new KvStore(db);
   // Event ids rise across restarts, so a Last-Event-ID from before a restart is seen as a gap: each
   // start takes a range above the clock and above the previous start (a box without a real-time
@@ -132,6 +146,13 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     clock,
     log,
     allowOrigin: '*',
+  });
+  const consoleAccess = new ConsoleAccess({ db, clock, bus });
+  const consoleStream = new StreamWriter(bus, consoleProjection, {
+    heartbeatMs: settings.sse.heartbeat_seconds * 1000,
+    queueLimit: settings.sse.client_queue,
+    clock,
+    log,
   });
 
   let boundPort = settings.port;
@@ -201,11 +222,28 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     media,
     cameras,
   };
+  const consoleServices = {
+    ...services,
+    access: consoleAccess,
+    version: pkg.version,
+    bus,
+    clock,
+    pairingSeconds: settings.zigbee.permit_join_seconds,
+    settings: () =>
+      (settingDefs as readonly SettingDef[]).map((d) => ({
+        key: d.key,
+        value: d.key.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown>)?.[k], settings),
+        description: d.description,
+      })),
+    maintenance: { backup: () => backup(db), restore: (bytes: Buffer) => stageRestore(paths.db, bytes) },
+  };
   const app = buildServer(log, [
     {
       prefix: '/open-api',
       plugin: openApiPlugin({ services, stream: sse, ...(opts.answerCheck ? { answerCheck: opts.answerCheck } : {}) }),
     },
+    { prefix: '/console/api', plugin: consoleApiPlugin({ services: consoleServices, stream: consoleStream }) },
+    { prefix: '', plugin: consoleStaticPlugin(opts.consoleDir) },
   ]);
 
   let control: ControlServer | undefined;
@@ -223,6 +261,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     alarm,
     speaker,
     sse,
+    console: { access: consoleAccess, stream: consoleStream },
     devices,
     tts,
     speech,
@@ -236,6 +275,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       control = await startControlServer(paths.socket, gateway);
       runtime.start();
       sse.start();
+      consoleStream.start();
       // Before the drivers: a report they bring at start is a detection like any other.
       activity.start();
       alarm.start();
@@ -252,6 +292,9 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
       const url = `http://${host}:${boundPort}`;
       log.info({ url, data_dir: dataDir }, 'gateway listening');
+      const code = consoleAccess.pendingSetupCode();
+      // The first visitor of the console sets the password with this code (or `opencube passwd`).
+      if (code) log.warn({ console: `${url}/`, setup_code: code }, `console: no password set yet; setup code ${code}`);
       return url;
     },
     stop() {
@@ -259,6 +302,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       stopping ??= (async () => {
         await mdns?.stop();
         sse.stop();
+        consoleStream.stop();
         runtime.stop();
         beeps.stop();
         await control?.close();
@@ -291,6 +335,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       })();
       return stopping;
     },
+    setConsolePassword: (password: string) => consoleAccess.replacePassword(password),
     async reset() {
       factoryReset(db, { registry, engines: tts, tokens });
       await devices.afterReset();

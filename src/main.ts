@@ -8,11 +8,13 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError } from './cli/args.ts';
 import { parseCommandLine } from './cli/command-line.ts';
+import { readNewSecret } from './cli/read-secret.ts';
 import { controlRequest, NotRunningError } from './control/client.ts';
 import { factoryReset } from './core/maintenance/reset.ts';
 import type { PressResult, TokenInfo } from './core/tokens.ts';
 import { TokenService } from './core/tokens.ts';
 import { createGateway } from './gateway.ts';
+import { hashPassword, passwordProblem, storePasswordHash } from './http/console/password.ts';
 import { type Settings, SettingsError, settingsTable } from './settings/index.ts';
 import { type Db, openDb } from './store/db.ts';
 
@@ -26,6 +28,7 @@ Usage:
   opencube link [--data-dir ./data]          press the link button (approve a waiting client)
   opencube tokens [list|revoke ID] [--data-dir ./data]
   opencube reset [--data-dir ./data]          factory reset: clears tokens and devices
+  opencube passwd [--data-dir ./data]         set the web console's password (ends its sessions)
   opencube settings                           print every setting, flag and environment variable
   opencube zigbee ports                       list the serial ports a Zigbee coordinator may be on
   opencube zigbee import DIR [--data-dir ./data]   take over the network of a Zigbee2MQTT data folder
@@ -193,6 +196,20 @@ async function main(): Promise<void> {
         return;
       }
       throw new Error('usage: opencube tokens [list|revoke ID]');
+    }
+    case 'passwd': {
+      const password = await readNewSecret('console password');
+      const problem = passwordProblem(password);
+      if (problem) throw new Error(problem);
+      // Hashed here for the store (when no gateway runs); a running gateway hashes it itself.
+      const hash = await hashPassword(password);
+      await viaSocketOrStore(
+        settings,
+        () => controlRequest(socket, 'POST', '/console/password', { password }),
+        (_t, db) => storePasswordHash(db, hash, Date.now()),
+      );
+      process.stdout.write('console password set; every console session has ended\n');
+      return;
     }
     case 'reset': {
       await viaSocketOrStore(

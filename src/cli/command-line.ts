@@ -7,6 +7,7 @@ export const COMMANDS: CommandSpec[] = [
   { name: 'link', maxWords: 0 },
   { name: 'tokens', maxWords: 2 },
   { name: 'reset', maxWords: 0 },
+  { name: 'passwd', maxWords: 0 },
   { name: 'settings', maxWords: 0 },
   { name: 'zigbee', maxWords: 2 },
   { name: 'help', maxWords: 1 },

@@ -4,7 +4,7 @@ import { request } from 'node:http';
 export class NotRunningError extends Error {}
 
 /** Sends one request to the running gateway's control socket and returns its JSON answer. */
-export function controlRequest<T>(socketPath: string, method: string, path: string): Promise<T> {
+export function controlRequest<T>(socketPath: string, method: string, path: string, body?: unknown): Promise<T> {
   return new Promise((resolve, reject) => {
     const req = request({ socketPath, method, path, timeout: 5000 }, (res) => {
       let text = '';
@@ -28,6 +28,6 @@ export function controlRequest<T>(socketPath: string, method: string, path: stri
         reject(new NotRunningError(`no gateway is running on this data folder (no answer on ${socketPath})`));
       } else reject(err);
     });
-    req.end();
+    req.end(body === undefined ? undefined : JSON.stringify(body));
   });
 }

@@ -7,6 +7,8 @@ import type { PressResult, TokenInfo, TokenService } from '../core/tokens.ts';
 export interface ControlTarget {
   tokens: TokenService;
   reset(): Promise<void>;
+  /** Sets the console password (ending every console session). */
+  setConsolePassword?(password: string): Promise<void>;
   settings: { name: string; port: number };
 }
 
@@ -30,6 +32,26 @@ function isListening(path: string): Promise<boolean> {
       done(true);
     });
     socket.once('error', () => done(false));
+  });
+}
+
+/** A small JSON body (the console password). */
+function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => {
+      text += chunk;
+      if (text.length > 8192) req.destroy(new Error('body too large'));
+    });
+    req.on('end', () => {
+      try {
+        resolve(JSON.parse(text) as Record<string, unknown>);
+      } catch (err) {
+        reject(err);
+      }
+    });
+    req.on('error', reject);
   });
 }
 
@@ -57,6 +79,12 @@ export async function startControlServer(path: string, target: ControlTarget): P
       const revoke = /^\/tokens\/([^/]+)$/.exec(url.pathname);
       if (req.method === 'DELETE' && revoke) {
         return send(res, 200, { revoked: target.tokens.revoke(decodeURIComponent(revoke[1] as string)) });
+      }
+      if (req.method === 'POST' && url.pathname === '/console/password' && target.setConsolePassword) {
+        const body = await readJson(req);
+        if (typeof body.password !== 'string') return send(res, 400, { error: 'password: expected a string' });
+        await target.setConsolePassword(body.password);
+        return send(res, 200, { set: true });
       }
       if (req.method === 'POST' && url.pathname === '/reset') {
         await target.reset();

@@ -34,6 +34,10 @@ export interface EventPayloads {
   'token#revoked': { payload: { token_id: string } };
   /** Every token was cleared (factory reset): every stream ends. */
   'token#cleared': { payload: Record<string, never> };
+  /** A console session ended (logout, revoked; `*`: every session, on a password change): its streams end. */
+  'session#revoked': { payload: { session_id: string } };
+  /** Pairing was opened or closed from the console (with when it closes by itself). */
+  'pairing#window': { payload: { open: boolean; until: string | null } };
 }
 
 export interface Endpoint {

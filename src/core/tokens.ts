@@ -40,10 +40,22 @@ function hashToken(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
 
+/** What the console decided for one app that polled (approve or deny). */
+export type Decision = { ok: true; app_name: string; until: string };
+
+/** An approval or a refusal of one app, for one window. */
+interface PerApp {
+  until: number;
+  /** The token issued within the approval, so repeated polls get the same one. */
+  token?: string;
+}
+
 /**
  * Tokens and the link-button window (spec 3 and 5). A press opens a window; within it every
  * poll for an app name gets a token, and repeated polls for the same app name get the same
- * token. Tokens are kept hashed (SHA-256: they are 256-bit random, so a slow hash adds nothing)
+ * token. The console's pop-up approves (or denies) ONE app instead: that app gets its token on
+ * its next poll within the window (the same one for repeated polls); a denied app keeps getting
+ * the refusal for the window, and stops showing as waiting. Tokens are kept hashed (SHA-256: they are 256-bit random, so a slow hash adds nothing)
  * and looked up through an in-memory index so that authorising a request never touches the disk.
  */
 export class TokenService {
@@ -52,6 +64,8 @@ export class TokenService {
   /** Tokens issued in the current window, by app name, so duplicate polls get the same one. */
   private issued = new Map<string, string>();
   private readonly waiting = new Map<string, number>();
+  private readonly approved = new Map<string, PerApp>();
+  private readonly denied = new Map<string, PerApp>();
   private readonly dirtyLastUsed = new Set<string>();
   private lastFlush = 0;
 
@@ -99,10 +113,47 @@ export class TokenService {
     return apps;
   }
 
-  /** Answers one G1 poll: a token inside the window, else a refusal. */
+  /**
+   * Approves one app (the console's pop-up): its next poll within the window gets a token. The
+   * app leaves the waiting list, so the pop-up closes on every console. `''` is a client that
+   * sends no app_name.
+   */
+  approve(appName: string): Decision {
+    return this.decide(appName, this.approved, this.denied);
+  }
+
+  /** Denies one app for the window: its polls keep getting the refusal and it stops showing as waiting. */
+  deny(appName: string): Decision {
+    return this.decide(appName, this.denied, this.approved);
+  }
+
+  private decide(appName: string, into: Map<string, PerApp>, other: Map<string, PerApp>): Decision {
+    const now = this.clock.now();
+    prune(into, now);
+    prune(other, now);
+    other.delete(appName);
+    // Bounded like the waiting list: decisions are keyed by names anyone on the LAN can choose.
+    if (!into.has(appName) && into.size >= MAX_WAITING) into.delete(into.keys().next().value as string);
+    const until = now + this.windowMs;
+    into.set(appName, { until });
+    this.waiting.delete(appName);
+    this.bus?.publish('link#waiting', { payload: { apps: this.waitingApps() } });
+    return { ok: true, app_name: appName, until: new Date(until).toISOString() };
+  }
+
+  /** Answers one G1 poll: a token inside the window (or the app's own approval), else a refusal. */
   poll(appName: string | undefined): Grant {
     const key = appName ?? '';
     const now = this.clock.now();
+    const approval = this.approved.get(key);
+    if (approval && now < approval.until) {
+      approval.token ??= this.create(appName ?? null);
+      return appName === undefined
+        ? { ok: true, token: approval.token }
+        : { ok: true, token: approval.token, app_name: appName };
+    }
+    const denial = this.denied.get(key);
+    if (denial && now < denial.until) return { ok: false };
     if (now >= this.windowUntil) {
       const isNew = !this.waiting.has(key);
       if (isNew && this.waiting.size >= MAX_WAITING) {
@@ -184,6 +235,7 @@ export class TokenService {
     const changes = this.db.prepare('DELETE FROM tokens WHERE id = ?').run(id).changes;
     for (const [key, row] of this.byHash) if (row.id === id) this.byHash.delete(key);
     for (const [app, token] of this.issued) if (!this.verifyQuiet(token)) this.issued.delete(app);
+    for (const [app, a] of this.approved) if (a.token && !this.verifyQuiet(a.token)) this.approved.delete(app);
     if (changes > 0) this.bus?.publish('token#revoked', { payload: { token_id: id } });
     return changes > 0;
   }
@@ -195,6 +247,8 @@ export class TokenService {
   clear(announce = true): void {
     this.db.prepare('DELETE FROM tokens').run();
     this.byHash.clear();
+    this.approved.clear();
+    this.denied.clear();
     this.closeWindow();
     if (announce) this.announceCleared();
   }
@@ -207,6 +261,10 @@ export class TokenService {
   private verifyQuiet(token: string): boolean {
     return this.byHash.has(hashToken(token).toString('hex'));
   }
+}
+
+function prune(decisions: Map<string, PerApp>, now: number): void {
+  for (const [app, d] of decisions) if (d.until <= now) decisions.delete(app);
 }
 
 function toInfo(row: Row): TokenInfo {

@@ -93,4 +93,26 @@ export const migrations: readonly { version: number; sql: string }[] = [
   UPDATE kv SET value = json_remove(value, '$.alarm_state', '$.alarm_sound') WHERE key = 'speaker';
     `,
   },
+  {
+    // The web console (src/http/console): its password (one row: an scrypt hash, never the
+    // password) and its sessions (the SHA-256 of each session's cookie, never the cookie), so
+    // that a login survives a restart and each session can be revoked on its own.
+    version: 4,
+    sql: `
+  CREATE TABLE console_password (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    hash TEXT NOT NULL,
+    changed_at TEXT NOT NULL
+  );
+  CREATE TABLE console_sessions (
+    id TEXT PRIMARY KEY,
+    hash BLOB NOT NULL UNIQUE,
+    created_at TEXT NOT NULL,
+    last_seen_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    address TEXT NOT NULL DEFAULT '',
+    user_agent TEXT NOT NULL DEFAULT ''
+  );
+    `,
+  },
 ];

@@ -475,7 +475,7 @@ describe('unknown paths', () => {
     ['GET', '/open-api/V2/rest/bridge/nothing'],
     ['GET', '/open-api/v3/rest/bridge'],
     ['GET', '/open-api/v2/bridge'],
-    ['GET', '/'],
+    ['GET', '/favicon.ico'],
     ['GET', '/open-api/v2/rest/bridge/mute'],
     ['DELETE', '/open-api/v1/rest/security'],
     ['POST', '/open-api/v2/rest/bridge'],

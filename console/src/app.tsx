@@ -1,0 +1,138 @@
+/** The console: the header with its pages, the access-request pop-up on every page, and the messages. */
+import { useState } from 'preact/hooks';
+import { api, wordsOf } from './api.ts';
+import { appLabel } from './format.ts';
+import { useRoute } from './hooks.ts';
+import { DevicePage } from './pages/device.tsx';
+import { Devices } from './pages/devices.tsx';
+import { GatewayPage } from './pages/gateway.tsx';
+import { Login } from './pages/login.tsx';
+import { SecurityPage } from './pages/security.tsx';
+import { alarming, auth, checkAuth, dismiss, gatewayName, live, notify, toasts, waiting } from './store.ts';
+
+/** Apps asking for a token: approve or deny each; the pop-up closes on every console once one decides. */
+function AccessRequests() {
+  const [busy, setBusy] = useState('');
+  const apps = waiting.value;
+  if (apps.length === 0) return null;
+  const decide = async (app: string, approve: boolean) => {
+    setBusy(app);
+    try {
+      await api('POST', approve ? '/link/approve' : '/link/deny', { app_name: app });
+      notify(
+        'ok',
+        approve ? `${appLabel(app)} is allowed: it gets its token at its next try.` : `${appLabel(app)} is refused.`,
+      );
+    } catch (err) {
+      notify('error', wordsOf(err));
+    } finally {
+      setBusy('');
+    }
+  };
+  return (
+    <div class="overlay">
+      <div class="popup card" role="alertdialog" aria-modal="true" aria-labelledby="access-title">
+        <h2 id="access-title">Access request</h2>
+        {apps.map((app) => (
+          <div class="request" key={app} data-app={app}>
+            <p>
+              <strong>{appLabel(app)}</strong> asks to control this gateway and its devices.
+            </p>
+            <div class="buttons">
+              <button type="button" class="primary" disabled={busy === app} onClick={() => void decide(app, true)}>
+                Allow
+              </button>
+              <button type="button" disabled={busy === app} onClick={() => void decide(app, false)}>
+                Deny
+              </button>
+            </div>
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+function Toasts() {
+  return (
+    <div class="toasts" aria-live="polite">
+      {toasts.value.map((t) => (
+        <div key={t.id} class={`toast ${t.kind}`} role={t.kind === 'error' ? 'alert' : 'status'}>
+          <span>{t.text}</span>
+          <button type="button" class="close" aria-label="Dismiss" onClick={() => dismiss(t.id)}>
+            ×
+          </button>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function Header({ page }: { page: string }) {
+  const link = (to: string, label: string) => (
+    <a href={`#/${to}`} class={page === to ? 'current' : ''} aria-current={page === to ? 'page' : undefined}>
+      {label}
+    </a>
+  );
+  return (
+    <header class="top">
+      <span class="brand">{gatewayName.value}</span>
+      <nav>
+        {link('devices', 'Devices')}
+        {link('security', 'Security')}
+        {link('gateway', 'Gateway')}
+      </nav>
+      {alarming.value && (
+        <a href="#/security" class="badge alarm">
+          Alarm
+        </a>
+      )}
+      <span class={`live ${live.value}`} title="Live updates">
+        {live.value === 'live' ? 'live' : live.value === 'lost' ? 'reconnecting' : 'connecting'}
+      </span>
+      <button
+        type="button"
+        class="small"
+        onClick={async () => {
+          try {
+            await api('POST', '/auth/logout');
+          } catch {
+            // already logged out
+          }
+          await checkAuth();
+        }}
+      >
+        Log out
+      </button>
+    </header>
+  );
+}
+
+export function App() {
+  const route = useRoute();
+  if (auth.value === 'loading') return <p class="boot">Loading the console…</p>;
+  if (auth.value !== 'in')
+    return (
+      <>
+        <Login />
+        <Toasts />
+      </>
+    );
+  const page = route[0] ?? 'devices';
+  return (
+    <>
+      <Header page={page} />
+      {page === 'devices' && route[1] ? (
+        <DevicePage serial={route[1]} />
+      ) : page === 'security' ? (
+        <SecurityPage />
+      ) : page === 'gateway' ? (
+        <GatewayPage />
+      ) : (
+        <Devices />
+      )}
+      <AccessRequests />
+      <Toasts />
+    </>
+  );
+}

@@ -1,0 +1,478 @@
+/**
+ * The gateway: who it is, its runtime readings (refreshing), the speaker, speech, the link button
+ * and the Open API's tokens, the console's sessions and password, backup, restore, restart, and
+ * the settings in force.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { api, upload, wordsOf } from '../api.ts';
+import { humanize, when } from '../format.ts';
+import { act, checkAuth, linkWindow, notify, tokensVersion } from '../store.ts';
+
+interface Runtime {
+  ram_used: number;
+  cpu_used: number;
+  power_up_time: string;
+  cpu_temp: number;
+  cpu_temp_unit: string;
+  cpu_temp_sensor?: boolean;
+}
+
+interface Speaker {
+  volume: number;
+  muted: boolean;
+  playing: { kind: string; name: string } | null;
+}
+
+interface GatewayData {
+  info: { ip: string; mac: string; name: string; domain?: string; fw_version: string };
+  version: string;
+  runtime: Runtime;
+  speaker: Speaker;
+  sounds: string[];
+  beeps: string[];
+  engines: { id: string; name: string }[];
+  settings: { key: string; value: unknown; description: string }[];
+}
+
+interface TokenInfo {
+  id: string;
+  app_name: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+interface SessionInfo {
+  id: string;
+  created_at: string;
+  last_seen_at: string;
+  address: string;
+  user_agent: string;
+  current: boolean;
+}
+
+function browserOf(agent: string): string {
+  const m = /(Firefox|Edg|Chrome|Chromium|Safari)\/[\d.]+/.exec(agent);
+  const os = /(Android|iPhone|iPad|Windows|Mac OS X|Linux)/.exec(agent)?.[1];
+  return [m?.[1] === 'Edg' ? 'Edge' : m?.[1], os].filter(Boolean).join(' on ') || 'a browser';
+}
+
+function RuntimeView({ initial }: { initial: Runtime }) {
+  const [r, setR] = useState(initial);
+  useEffect(() => {
+    const t = setInterval(() => {
+      api<Runtime>('GET', '/runtime')
+        .then(setR)
+        .catch(() => {});
+    }, 5000);
+    return () => clearInterval(t);
+  }, []);
+  return (
+    <dl class="readings wide" aria-label="Runtime">
+      <div>
+        <dt>Memory used</dt>
+        <dd>{r.ram_used} %</dd>
+      </div>
+      <div>
+        <dt>CPU used</dt>
+        <dd>{r.cpu_used} %</dd>
+      </div>
+      <div>
+        <dt>CPU temperature</dt>
+        <dd>{r.cpu_temp_sensor === false ? 'no sensor' : `${r.cpu_temp} °${r.cpu_temp_unit.toUpperCase()}`}</dd>
+      </div>
+      <div>
+        <dt>Running since</dt>
+        <dd>{when(r.power_up_time)}</dd>
+      </div>
+    </dl>
+  );
+}
+
+function SpeakerView({ data }: { data: GatewayData }) {
+  const [s, setS] = useState(data.speaker);
+  const [sound, setSound] = useState(data.sounds[0] ?? '');
+  const [beep, setBeep] = useState(data.beeps[0] ?? '');
+  const [text, setText] = useState('');
+  const [engine, setEngine] = useState(data.engines[0]?.id ?? '');
+  const put = async (body: object, words: string) => {
+    const r = await act(words, () => api<Speaker>('PUT', '/speaker', body));
+    if (r) setS(r);
+  };
+  return (
+    <>
+      <div class="control range">
+        <span class="label">Volume</span>
+        <input
+          type="range"
+          min={0}
+          max={100}
+          value={s.volume}
+          aria-label="Volume"
+          onChange={(e) => {
+            const v = Number((e.target as HTMLInputElement).value);
+            void put({ volume: v }, `Volume set to ${v}.`);
+          }}
+        />
+        <output>{s.volume}</output>
+      </div>
+      <div class="control switch">
+        <span class="label">Muted</span>
+        <button
+          type="button"
+          class={s.muted ? 'toggle on' : 'toggle'}
+          role="switch"
+          aria-checked={s.muted}
+          onClick={() => void put({ muted: !s.muted }, s.muted ? 'Speaker unmuted.' : 'Speaker muted.')}
+        >
+          {s.muted ? 'Yes' : 'No'}
+        </button>
+      </div>
+      <div class="row">
+        <select aria-label="Sound" value={sound} onChange={(e) => setSound((e.target as HTMLSelectElement).value)}>
+          {data.sounds.map((x) => (
+            <option key={x}>{x}</option>
+          ))}
+        </select>
+        <button
+          type="button"
+          onClick={async () => {
+            const r = await act(`Playing ${sound} for 5 s.`, () =>
+              api<Speaker>('POST', '/speaker/play', { type: 'sound', name: sound, countdown: 5 }),
+            );
+            if (r) setS(r);
+          }}
+        >
+          Play sound
+        </button>
+      </div>
+      <div class="row">
+        <select aria-label="Beep" value={beep} onChange={(e) => setBeep((e.target as HTMLSelectElement).value)}>
+          {data.beeps.map((x) => (
+            <option key={x}>{x}</option>
+          ))}
+        </select>
+        <button
+          type="button"
+          onClick={async () => {
+            const r = await act(`Beep ${beep}.`, () =>
+              api<Speaker>('POST', '/speaker/play', { type: 'beep', name: beep }),
+            );
+            if (r) setS(r);
+          }}
+        >
+          Beep
+        </button>
+        <button
+          type="button"
+          onClick={async () => {
+            const r = await act('Speaker stopped.', () => api<Speaker>('POST', '/speaker/stop'));
+            if (r) setS(r);
+          }}
+        >
+          Stop
+        </button>
+      </div>
+      {data.engines.length > 0 ? (
+        <form
+          class="row"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            await act('Spoken.', () => api('POST', '/tts/speak', { text, engine }));
+          }}
+        >
+          <input
+            aria-label="Text to speak"
+            placeholder="Text to speak"
+            value={text}
+            maxLength={1000}
+            onInput={(e) => setText((e.target as HTMLInputElement).value)}
+            required
+          />
+          <select
+            aria-label="Speech engine"
+            value={engine}
+            onChange={(e) => setEngine((e.target as HTMLSelectElement).value)}
+          >
+            {data.engines.map((x) => (
+              <option key={x.id} value={x.id}>
+                {x.name}
+              </option>
+            ))}
+          </select>
+          <button type="submit">Speak</button>
+        </form>
+      ) : (
+        <p class="muted">No text-to-speech engine is available.</p>
+      )}
+    </>
+  );
+}
+
+function Tokens() {
+  const [tokens, setTokens] = useState<TokenInfo[]>([]);
+  const version = tokensVersion.value;
+  useEffect(() => {
+    api<{ tokens: TokenInfo[] }>('GET', '/tokens')
+      .then((r) => setTokens(r.tokens))
+      .catch((err) => notify('error', wordsOf(err)));
+  }, [version]);
+  const w = linkWindow.value;
+  return (
+    <>
+      <p>
+        {w.open
+          ? `Any app may get a token until ${when(w.until)}.`
+          : 'Apps that ask for access show as a pop-up here. You may also let any app connect for 5 minutes.'}
+      </p>
+      {!w.open && (
+        <button
+          type="button"
+          onClick={() => void act('Link window open for 5 minutes.', () => api('POST', '/link/press'))}
+        >
+          Let any app connect for 5 minutes
+        </button>
+      )}
+      {tokens.length === 0 ? (
+        <p class="muted">No app has a token.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>App</th>
+                <th>Created</th>
+                <th>Last used</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {tokens.map((t) => (
+                <tr key={t.id}>
+                  <td>{t.app_name ?? '(no name)'}</td>
+                  <td>{when(t.created_at)}</td>
+                  <td>{when(t.last_used_at)}</td>
+                  <td>
+                    <button
+                      type="button"
+                      class="small"
+                      onClick={async () => {
+                        if (!confirm(`Revoke the token of ${t.app_name ?? 'this app'}? It stops working at once.`))
+                          return;
+                        const r = await act('Token revoked.', () =>
+                          api<{ tokens: TokenInfo[] }>('DELETE', `/tokens/${t.id}`),
+                        );
+                        if (r) setTokens(r.tokens);
+                      }}
+                    >
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
+
+function Sessions() {
+  const [sessions, setSessions] = useState<SessionInfo[]>([]);
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const load = () =>
+    api<{ sessions: SessionInfo[] }>('GET', '/sessions')
+      .then((r) => setSessions(r.sessions))
+      .catch(() => {});
+  useEffect(() => void load(), []);
+  return (
+    <>
+      <div class="table-wrap">
+        <table>
+          <tbody>
+            {sessions.map((s) => (
+              <tr key={s.id}>
+                <td>
+                  {browserOf(s.user_agent)} from {s.address || 'unknown'}
+                  {s.current ? ' (this one)' : ''}
+                </td>
+                <td>since {when(s.created_at)}</td>
+                <td>
+                  {!s.current && (
+                    <button
+                      type="button"
+                      class="small"
+                      onClick={async () => {
+                        if (await act('Session ended.', () => api('DELETE', `/sessions/${s.id}`))) void load();
+                      }}
+                    >
+                      End
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <form
+        class="row"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (
+            await act('Password changed: every other session ended.', () =>
+              api('PUT', '/auth/password', { current, password: next }),
+            )
+          ) {
+            setCurrent('');
+            setNext('');
+            void load();
+          }
+        }}
+      >
+        <input
+          type="password"
+          autocomplete="current-password"
+          aria-label="Current password"
+          placeholder="Current password"
+          value={current}
+          onInput={(e) => setCurrent((e.target as HTMLInputElement).value)}
+          required
+        />
+        <input
+          type="password"
+          autocomplete="new-password"
+          aria-label="New password"
+          placeholder="New password"
+          value={next}
+          onInput={(e) => setNext((e.target as HTMLInputElement).value)}
+          required
+        />
+        <button type="submit">Change password</button>
+      </form>
+    </>
+  );
+}
+
+function Maintenance() {
+  const [file, setFile] = useState<File | undefined>();
+  const restartSoon = () => setTimeout(() => void checkAuth(), 3000);
+  return (
+    <>
+      <div class="row">
+        <a class="button" href="/console/api/backup" download>
+          Download a backup
+        </a>
+        <button
+          type="button"
+          onClick={async () => {
+            if (!confirm('Restart the gateway? Apps lose their connection for a few seconds.')) return;
+            if (await act('The gateway is restarting…', () => api('POST', '/restart'))) restartSoon();
+          }}
+        >
+          Restart the gateway
+        </button>
+      </div>
+      <form
+        class="row"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (!file) return;
+          if (!confirm('Restore this backup? Everything stored now is replaced, and the gateway restarts.')) return;
+          if (await act('Backup accepted: the gateway restarts with it…', () => upload('/restore', file)))
+            restartSoon();
+        }}
+      >
+        <input
+          type="file"
+          aria-label="Backup file"
+          accept=".db,application/vnd.sqlite3,application/octet-stream"
+          onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0])}
+        />
+        <button type="submit" disabled={!file}>
+          Restore
+        </button>
+      </form>
+    </>
+  );
+}
+
+export function GatewayPage() {
+  const [data, setData] = useState<GatewayData | undefined>();
+  const [error, setError] = useState('');
+  useEffect(() => {
+    api<GatewayData>('GET', '/gateway')
+      .then(setData)
+      .catch((err) => setError(wordsOf(err)));
+  }, []);
+  if (!data) return <main>{error ? <p class="error">{error}</p> : <p class="muted">Loading…</p>}</main>;
+  return (
+    <main>
+      <h1>Gateway</h1>
+      <div class="grid wide">
+        <section class="card">
+          <h2>{data.info.name}</h2>
+          <table>
+            <tbody>
+              <tr>
+                <th>Address</th>
+                <td>{data.info.ip}</td>
+              </tr>
+              <tr>
+                <th>MAC</th>
+                <td>{data.info.mac}</td>
+              </tr>
+              {data.info.domain && (
+                <tr>
+                  <th>Domain</th>
+                  <td>{data.info.domain}</td>
+                </tr>
+              )}
+              <tr>
+                <th>Version</th>
+                <td>{data.version}</td>
+              </tr>
+            </tbody>
+          </table>
+          <RuntimeView initial={data.runtime} />
+        </section>
+        <section class="card">
+          <h2>Speaker</h2>
+          <SpeakerView data={data} />
+        </section>
+        <section class="card">
+          <h2>Apps and tokens</h2>
+          <Tokens />
+        </section>
+        <section class="card">
+          <h2>Console sessions</h2>
+          <Sessions />
+        </section>
+        <section class="card">
+          <h2>Maintenance</h2>
+          <Maintenance />
+        </section>
+        <section class="card">
+          <h2>Settings</h2>
+          <p class="muted">Set by command-line flags and environment variables (see README); shown as in force.</p>
+          <details>
+            <summary>Show the {data.settings.length} settings</summary>
+            <div class="table-wrap">
+              <table class="settings">
+                <tbody>
+                  {data.settings.map((s) => (
+                    <tr key={s.key} title={s.description}>
+                      <th>{humanize(s.key.replace(/\./g, ' '))}</th>
+                      <td>{Array.isArray(s.value) ? s.value.join(', ') : String(s.value)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </details>
+        </section>
+      </div>
+    </main>
+  );
+}

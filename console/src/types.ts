@@ -1,0 +1,87 @@
+/** What the console's API answers (src/http/console). */
+
+export interface Control {
+  id: string;
+  capability: string;
+  name?: string;
+  field: string;
+  label: string;
+  kind: 'switch' | 'choice' | 'range' | 'number' | 'color' | 'bool' | 'action';
+  values?: (string | number | boolean)[];
+  min?: number;
+  max?: number;
+  step?: number;
+  unit?: string;
+  path?: string[];
+}
+
+export interface Reading {
+  id: string;
+  label: string;
+  path: string[];
+  unit?: string;
+  words?: [string, string];
+  scale?: number;
+}
+
+export interface SettingView {
+  capability: string;
+  name?: string;
+  key: string;
+  label: string;
+  value: unknown;
+  unit?: string;
+  modifiable: boolean;
+}
+
+export interface Capability {
+  capability: string;
+  permission: string;
+  name?: string;
+}
+
+export interface Device {
+  serial_number: string;
+  name: string;
+  manufacturer: string;
+  model: string;
+  firmware_version: string;
+  display_category: string;
+  capabilities: Capability[];
+  protocol?: string;
+  app_name?: string;
+  third_serial_number?: string;
+  state: Record<string, unknown>;
+  tags?: Record<string, unknown>;
+  online: boolean;
+  layout: { controls: Control[]; readings: Reading[]; settings: SettingView[] };
+}
+
+export interface Window {
+  open: boolean;
+  until: string | null;
+}
+
+export interface AlarmStatus {
+  stage: 'disarmed' | 'exit_delay' | 'armed' | 'entry_delay' | 'alarming';
+  alarm_state: 'normal' | 'alarming' | 'cancelled';
+  mode: { sid: number; name: string } | null;
+  ends_at: string | null;
+  trigger: { serial_number: string; capability: string } | null;
+  sound: string | null;
+}
+
+export interface ModeConfig {
+  exit_delay: number;
+  entry_delay: number;
+  alarm_sound: string;
+  alarm_duration: number;
+  devices: 'all' | string[];
+}
+
+export interface Security {
+  modes: { sid: number; name: string; enable: boolean; config: ModeConfig | null }[];
+  alarm: AlarmStatus;
+  sounds: string[];
+  sensors: { serial_number: string; name: string; display_category: string }[];
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+// Builds the web console (console/src) into console/dist, which the gateway serves at `/`:
+// one JavaScript bundle and one stylesheet with hashed names, index.html naming them, and a
+// brotli and a gzip twin of each. Skips the build when console/dist was built from the same
+// sources (a hash of every input is kept in console/dist/.built-from), so `npm start` and the
+// tests may call it every time. Plain JavaScript: it runs before any TypeScript tooling.
+// Usage: node scripts/build-console.mjs [--force]
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const src = join(root, 'console', 'src');
+const out = join(root, 'console', 'dist');
+const stampFile = join(out, '.built-from');
+
+function files(dir) {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const p = join(dir, name);
+      return statSync(p).isDirectory() ? files(p) : [p];
+    });
+}
+
+// Every input of the build: the sources, this script, and the locked versions of the packages.
+const inputs = [...files(src), fileURLToPath(import.meta.url), join(root, 'package-lock.json')];
+const hash = createHash('sha256');
+for (const f of inputs) hash.update(relative(root, f)).update('\0').update(readFileSync(f)).update('\0');
+const stamp = hash.digest('hex');
+
+if (!process.argv.includes('--force') && existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === stamp) {
+  process.exit(0);
+}
+
+const { build } = await import('esbuild');
+const started = Date.now();
+rmSync(out, { recursive: true, force: true });
+mkdirSync(join(out, 'assets'), { recursive: true });
+const result = await build({
+  entryPoints: { app: join(src, 'main.tsx') },
+  bundle: true,
+  minify: true,
+  format: 'esm',
+  target: ['es2022', 'chrome100', 'firefox100', 'safari15'],
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  outdir: join(out, 'assets'),
+  entryNames: '[name]-[hash]',
+  assetNames: '[name]-[hash]',
+  metafile: true,
+  absWorkingDir: root,
+  legalComments: 'none',
+  logLevel: 'warning',
+  define: { 'process.env.NODE_ENV': '"production"' },
+});
+
+const built = Object.keys(result.metafile.outputs).map((p) => join(root, p));
+const name = (ext) => {
+  const f = built.find((p) => p.endsWith(ext));
+  if (!f) throw new Error(`the console build made no ${ext} file`);
+  return `assets/${relative(join(out, 'assets'), f)}`;
+};
+const html = readFileSync(join(src, 'index.html'), 'utf8')
+  .replace('%SCRIPT%', `/${name('.js')}`)
+  .replace('%STYLE%', `/${name('.css')}`);
+writeFileSync(join(out, 'index.html'), html);
+
+for (const f of [join(out, 'index.html'), ...built]) {
+  const body = readFileSync(f);
+  writeFileSync(`${f}.gz`, gzipSync(body, { level: 9 }));
+  writeFileSync(
+    `${f}.br`,
+    brotliCompressSync(body, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+    }),
+  );
+}
+writeFileSync(stampFile, `${stamp}\n`);
+console.error(`opencube: console built into console/dist in ${Date.now() - started} ms`);

@@ -1,0 +1,58 @@
+/**
+ * The console's event stream: which domain events a console sees (devices, the link requests,
+ * arm and alarm states, pairing, tokens and sessions), under their bus names
+ * (`device#updateDeviceState`, `link#waiting`), on the same stream writer as the Open API's, as
+ * its own audience: `GET /console/api/events` with the session cookie. A session that ends
+ * (logout, revoked, a password change) ends its streams at once.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { BusEvent, EventName } from '../../core/event-bus.ts';
+import type { Projection, StreamWriter } from '../stream/writer.ts';
+import type { ConsoleAccess } from './access.ts';
+import { COOKIE, cookieValue } from './route.ts';
+
+/** The events a console receives. */
+export const CONSOLE_EVENTS: ReadonlySet<EventName> = new Set<EventName>([
+  'device#addDevice',
+  'device#updateDeviceState',
+  'device#updateDeviceInfo',
+  'device#updateDeviceOnline',
+  'device#deleteDevice',
+  'security#updateArmState',
+  'bridge#updateAlarmState',
+  'link#waiting',
+  'link#window',
+  'token#revoked',
+  'token#cleared',
+  'session#revoked',
+  'pairing#window',
+]);
+
+/** The console's view of the bus. */
+export const consoleProjection: Projection = {
+  project(event: BusEvent) {
+    return CONSOLE_EVENTS.has(event.name) ? { name: event.name, json: event.json } : undefined;
+  },
+  ends(event: BusEvent) {
+    if (event.name !== 'session#revoked') return undefined;
+    return [(event as BusEvent<'session#revoked'>).data.payload.session_id];
+  },
+};
+
+function lastEventId(header: unknown): number | null {
+  const raw = Array.isArray(header) ? header[0] : header;
+  if (typeof raw !== 'string' || !/^\d{1,16}$/.test(raw.trim())) return null;
+  return Number(raw.trim());
+}
+
+/** `GET /events`: the stream of the session's console. */
+export function consoleStreamRoute(app: FastifyInstance, access: ConsoleAccess, writer: StreamWriter): void {
+  app.get('/events', async (req, reply) => {
+    const session = access.verify(cookieValue(req.headers.cookie, COOKIE));
+    // 401 and no stream: the page logs in again instead of EventSource retrying forever.
+    if (!session)
+      return reply.code(401).type('application/json; charset=utf-8').send({ error: 'not logged in: log in again' });
+    reply.hijack();
+    writer.attach(reply.raw, { variant: 'console', principal: session.id }, lastEventId(req.headers['last-event-id']));
+  });
+}

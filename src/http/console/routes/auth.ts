@@ -1,0 +1,104 @@
+/** Logging in and out, the first-run setup, the password, and the sessions. */
+
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { obj, str } from '../../../catalog/schema.ts';
+import type { LoginOutcome } from '../access.ts';
+import { COOKIE, type ConsoleResult, type ConsoleRoute, consoleRoute, cookieValue, ok, refuse } from '../route.ts';
+import type { ConsoleServices } from '../services.ts';
+
+const secret = str({ maxLength: 1024 });
+
+function cookie(value: string, maxAgeSeconds: number): string {
+  // HttpOnly: page scripts never see it; SameSite=Strict: no other site's page makes the browser send it.
+  return `${COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}`;
+}
+
+function client(req: FastifyRequest): { address: string; agent: string } {
+  const agent = req.headers['user-agent'];
+  return { address: req.socket.remoteAddress ?? '', agent: typeof agent === 'string' ? agent : '' };
+}
+
+/** A login outcome as an answer: the cookie on success, else the status that says why not. */
+function answer(r: LoginOutcome, reply: FastifyReply, maxAgeSeconds: number): ConsoleResult {
+  if (r.ok) {
+    reply.header('set-cookie', cookie(r.cookie, maxAgeSeconds));
+    return ok({ session: r.session });
+  }
+  if (r.reason === 'limited') {
+    reply.header('retry-after', String(r.retryAfterSeconds));
+    return refuse(429, r.message);
+  }
+  const status = r.reason === 'wrong' ? 401 : r.reason === 'invalid' ? 400 : 409;
+  return refuse(status, r.message);
+}
+
+/** Session cookies live as long as a session may stay unused. */
+const MAX_AGE = 30 * 24 * 60 * 60;
+
+export function authRoutes(s: ConsoleServices): ConsoleRoute[] {
+  return [
+    consoleRoute({
+      method: 'GET',
+      path: '/auth',
+      auth: 'none',
+      handle({ req }) {
+        const session = s.access.verify(cookieValue(req.headers.cookie, COOKIE));
+        return ok({ password_set: s.access.hasPassword(), logged_in: session !== undefined, name: s.info().name });
+      },
+    }),
+    consoleRoute({
+      method: 'POST',
+      path: '/auth/login',
+      auth: 'none',
+      body: obj({ password: secret }, { open: true }),
+      async handle({ body, req, reply }) {
+        const c = client(req);
+        return answer(await s.access.login(body.password, c.address, c.agent), reply, MAX_AGE);
+      },
+    }),
+    consoleRoute({
+      method: 'POST',
+      path: '/auth/setup',
+      auth: 'none',
+      body: obj({ code: str({ maxLength: 100 }), password: secret }, { open: true }),
+      async handle({ body, req, reply }) {
+        const c = client(req);
+        return answer(await s.access.setup(body.code, body.password, c.address, c.agent), reply, MAX_AGE);
+      },
+    }),
+    consoleRoute({
+      method: 'POST',
+      path: '/auth/logout',
+      auth: 'session',
+      handle({ session, reply }) {
+        if (session) s.access.revoke(session.id);
+        reply.header('set-cookie', cookie('', 0));
+        return ok();
+      },
+    }),
+    consoleRoute({
+      method: 'PUT',
+      path: '/auth/password',
+      auth: 'session',
+      body: obj({ current: secret, password: secret }, { open: true }),
+      async handle({ body, req, reply }) {
+        const c = client(req);
+        return answer(await s.access.changePassword(body.current, body.password, c.address, c.agent), reply, MAX_AGE);
+      },
+    }),
+    consoleRoute({
+      method: 'GET',
+      path: '/sessions',
+      auth: 'session',
+      handle: ({ session }) => ok({ sessions: s.access.list().map((x) => ({ ...x, current: x.id === session?.id })) }),
+    }),
+    consoleRoute({
+      method: 'DELETE',
+      path: '/sessions/{id}',
+      auth: 'session',
+      params: { id: str({ maxLength: 64 }) },
+      handle: ({ params }) =>
+        s.access.revoke(params.id) ? ok() : refuse(404, `no session ${params.id} (it may have ended already)`),
+    }),
+  ];
+}

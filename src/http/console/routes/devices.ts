@@ -1,0 +1,230 @@
+/**
+ * Devices in the console: the live list with each device's layout (controls and readings from
+ * the catalog), a device's page (with its recent events), control, rename, tags and delete
+ * through the device service exactly as D4 and D5 do, pairing with a countdown, and cameras
+ * (added as D2 adds them, with a snapshot and a live view behind the session).
+ */
+import type { ErrorCodeValue } from '../../../catalog/errors.ts';
+import { any, bool, obj, oneOf, opt, str } from '../../../catalog/schema.ts';
+import type { DeviceRecord } from '../../../core/devices/index.ts';
+import { toWire } from '../../../core/devices/wire.ts';
+import { deviceLayout } from '../layout.ts';
+import { type ConsoleResult, type ConsoleRoute, consoleRoute, ok, refuse } from '../route.ts';
+import type { ConsoleServices } from '../services.ts';
+import { cameraWords, statusOf } from '../words.ts';
+
+const serial = { serial_number: str({ maxLength: 500 }) };
+/** Events a device page shows. */
+const RECENT = 50;
+/** How long an add of a camera may take: the probe, then the store (as D2). */
+const ADD_BUDGET_MS = 4500;
+const BOUNDARY = 'opencube-frame';
+
+function view(d: DeviceRecord) {
+  return { ...toWire(d), layout: deviceLayout(d) };
+}
+
+/** A core failure as an answer: its status and the words of words.ts. */
+function failure(error: ErrorCodeValue, message: string): ConsoleResult {
+  return refuse(statusOf(error), message);
+}
+
+export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => void): ConsoleRoute[] {
+  let pairingUntil: number | null = null;
+  let closeTimer: (() => void) | undefined;
+  const pairing = () => {
+    const open = s.devices.discovering() && pairingUntil !== null && s.clock.now() < pairingUntil;
+    return { open, until: open && pairingUntil !== null ? new Date(pairingUntil).toISOString() : null };
+  };
+  const viewers = new Set<() => void>();
+  onClose(() => {
+    closeTimer?.();
+    for (const end of [...viewers]) end();
+  });
+
+  return [
+    consoleRoute({
+      method: 'GET',
+      path: '/devices',
+      auth: 'session',
+      handle: () => ok({ devices: s.devices.registry.list().map(view), pairing: pairing() }),
+    }),
+    consoleRoute({
+      method: 'GET',
+      path: '/devices/{serial_number}',
+      auth: 'session',
+      params: serial,
+      handle({ params }) {
+        const d = s.devices.registry.get(params.serial_number);
+        if (!d) return refuse(404, 'this device does not exist (any more)');
+        const oldest = s.bus.oldest;
+        const kept = oldest === null ? undefined : s.bus.since(oldest - 1);
+        const events = (kept?.ok ? kept.events : [])
+          .filter(
+            (e) =>
+              e.name.startsWith('device#') &&
+              (e.data as { endpoint?: { serial_number?: string } }).endpoint?.serial_number === d.serial_number,
+          )
+          .slice(-RECENT)
+          .reverse()
+          .map((e) => ({ id: e.id, type: e.type, data: e.data }));
+        return ok({ device: view(d), events });
+      },
+    }),
+    consoleRoute({
+      method: 'PUT',
+      path: '/devices/{serial_number}',
+      auth: 'session',
+      params: serial,
+      body: obj(
+        {
+          name: opt(str({ maxLength: 256, pattern: /\S/, patternDoc: 'a non-empty name' })),
+          tags: opt(any()),
+          state: opt(any()),
+          capabilities: opt(any()),
+          configuration: opt(any()),
+        },
+        { open: true },
+      ),
+      async handle({ params, body }) {
+        const r = await s.devices.update(params.serial_number, body);
+        return r.ok ? ok() : failure(r.error, r.message);
+      },
+    }),
+    consoleRoute({
+      method: 'DELETE',
+      path: '/devices/{serial_number}',
+      auth: 'session',
+      params: serial,
+      async handle({ params }) {
+        const r = await s.devices.remove(params.serial_number);
+        return r.ok ? ok() : failure(r.error, r.message);
+      },
+    }),
+    consoleRoute({
+      method: 'GET',
+      path: '/pairing',
+      auth: 'session',
+      handle: () => ok(pairing()),
+    }),
+    consoleRoute({
+      method: 'PUT',
+      path: '/pairing',
+      auth: 'session',
+      body: obj({ enable: bool() }, { open: true }),
+      async handle({ body }) {
+        const r = await s.devices.setDiscovery('zigbee', body.enable);
+        if (!r.ok) return failure(r.error, r.message);
+        closeTimer?.();
+        closeTimer = undefined;
+        pairingUntil = body.enable ? s.clock.now() + s.pairingSeconds * 1000 : null;
+        // The driver closes joining by itself after the same time: the consoles hear it then.
+        if (body.enable)
+          closeTimer = s.clock.setTimer(s.pairingSeconds * 1000, () => {
+            pairingUntil = null;
+            s.bus.publish('pairing#window', { payload: { open: false, until: null } });
+          });
+        const now = pairing();
+        s.bus.publish('pairing#window', { payload: now });
+        return ok(now);
+      },
+    }),
+    consoleRoute({
+      method: 'POST',
+      path: '/cameras',
+      auth: 'session',
+      body: obj(
+        {
+          name: str({ maxLength: 256, pattern: /\S/, patternDoc: 'a non-empty name' }),
+          protocol: oneOf('RTSP', 'ESP32-CAM'),
+          stream_url: str({ maxLength: 2000, pattern: /\S/, patternDoc: 'a stream address' }),
+        },
+        { open: true },
+      ),
+      async handle({ body }) {
+        // The body D2 takes, as a client of the Open API would send it.
+        const d2 = {
+          name: body.name,
+          display_category: 'camera',
+          capabilities: [
+            {
+              capability: 'camera-stream',
+              permission: '0010',
+              configuration: {
+                streamSetting: { type: 'object', permission: '11', value: { stream_url: body.stream_url } },
+              },
+            },
+          ],
+          protocal: body.protocol,
+          manufacturer: body.protocol === 'RTSP' ? 'RTSP camera' : 'ESP32-CAM',
+          model: body.protocol,
+          firmware_version: '',
+        };
+        const r = await s.devices.provision(d2, Date.now() + ADD_BUDGET_MS);
+        if (r.ok) return ok(r.data);
+        return refuse(statusOf(r.error), cameraWords(r.error, r.message));
+      },
+    }),
+    consoleRoute({
+      method: 'GET',
+      path: '/cameras/{serial_number}/snapshot',
+      auth: 'session',
+      params: serial,
+      async handle({ params, reply }) {
+        const camera = s.cameras();
+        if (!camera) return refuse(503, 'the camera driver is not running');
+        const r = await camera.snapshot(params.serial_number);
+        if (!r.ok) return failure(r.code, r.message);
+        reply.code(200).type('image/jpeg').header('cache-control', 'no-store').send(r.jpeg);
+        return { sent: true };
+      },
+    }),
+    consoleRoute({
+      method: 'GET',
+      path: '/cameras/{serial_number}/live',
+      auth: 'session',
+      params: serial,
+      async handle({ params, req, reply }) {
+        const camera = s.cameras();
+        if (!camera) return refuse(503, 'the camera driver is not running');
+        const res = reply.raw;
+        let open = true;
+        let started = false;
+        let watching: { leave: () => void } | undefined;
+        const close = () => {
+          if (!open) return;
+          open = false;
+          viewers.delete(close);
+          watching?.leave();
+          res.end();
+        };
+        const r = await camera.watch(params.serial_number, {
+          frame(jpeg) {
+            // A viewer that does not keep up misses frames rather than queueing them.
+            if (!open || !started || res.writableNeedDrain) return;
+            res.write(`--${BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: ${jpeg.length}\r\n\r\n`);
+            res.write(jpeg);
+            res.write('\r\n');
+          },
+          end: () => close(),
+        });
+        if (!r.ok) return failure(r.code, r.message);
+        watching = r;
+        if (req.raw.destroyed) {
+          close();
+          return { sent: true };
+        }
+        reply.hijack();
+        res.writeHead(200, {
+          'content-type': `multipart/x-mixed-replace; boundary=${BOUNDARY}`,
+          'cache-control': 'no-store',
+          connection: 'close',
+        });
+        started = true;
+        viewers.add(close);
+        res.on('close', close);
+        return { sent: true };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,153 @@
+/**
+ * The gateway in the console: name, address and version, runtime readings, the speaker (volume,
+ * mute, test sounds and beeps), speech, the Open API's tokens, restart, backup and restore, and
+ * the settings in force.
+ */
+import { beepNames, limits, normalizeBeepName, soundNames } from '../../../catalog/index.ts';
+import { bool, int, obj, oneOf, opt, str } from '../../../catalog/schema.ts';
+import { type ConsoleRoute, consoleRoute, ok, refuse } from '../route.ts';
+import type { ConsoleServices } from '../services.ts';
+
+const volume = int({ min: 0, max: 100 });
+/** Largest backup the console takes back (a store of thousands of devices is a few MB). */
+export const RESTORE_LIMIT = 64 * 1024 * 1024;
+
+export function gatewayRoutes(s: ConsoleServices): ConsoleRoute[] {
+  const speaker = () => ({ ...s.speaker.get(), playing: s.speaker.nowPlaying() });
+  return [
+    consoleRoute({
+      method: 'GET',
+      path: '/gateway',
+      auth: 'session',
+      handle: () =>
+        ok({
+          info: s.info(),
+          version: s.version,
+          runtime: s.runtime.read(),
+          speaker: speaker(),
+          sounds: soundNames,
+          beeps: beepNames,
+          countdown_max: limits.countdown.max,
+          engines: s.speech.list(),
+          link: s.tokens.windowState(),
+          settings: s.settings(),
+        }),
+    }),
+    consoleRoute({ method: 'GET', path: '/runtime', auth: 'session', handle: () => ok(s.runtime.read()) }),
+    consoleRoute({
+      method: 'PUT',
+      path: '/speaker',
+      auth: 'session',
+      body: obj({ volume: opt(volume), muted: opt(bool()) }, { open: true }),
+      handle({ body }) {
+        if (body.volume !== undefined) s.speaker.setVolume(body.volume);
+        if (body.muted === true) s.speaker.mute();
+        if (body.muted === false) s.speaker.unmute();
+        return ok(speaker());
+      },
+    }),
+    consoleRoute({
+      method: 'POST',
+      path: '/speaker/play',
+      auth: 'session',
+      body: obj(
+        {
+          type: oneOf('sound', 'beep'),
+          name: str({ maxLength: 64 }),
+          volume: opt(volume),
+          countdown: opt(int({ min: -1, max: limits.countdown.max, unit: 's' })),
+        },
+        { open: true },
+      ),
+      handle({ body }) {
+        const level = body.volume ?? s.speaker.get().volume;
+        if (body.type === 'sound') {
+          if (!soundNames.includes(body.name)) return refuse(400, `name: ${body.name} is not a sound`);
+          s.speaker.play({ kind: 'sound', name: body.name, volume: level, countdown: body.countdown ?? 5 });
+        } else {
+          const name = normalizeBeepName(body.name);
+          if (!name) return refuse(400, `name: ${body.name} is not a beep`);
+          s.speaker.play({ kind: 'beep', name, volume: level, countdown: 0 });
+        }
+        return ok(speaker());
+      },
+    }),
+    consoleRoute({
+      method: 'POST',
+      path: '/speaker/stop',
+      auth: 'session',
+      handle() {
+        s.speaker.stopPlayback();
+        return ok(speaker());
+      },
+    }),
+    consoleRoute({
+      method: 'POST',
+      path: '/tts/speak',
+      auth: 'session',
+      body: obj(
+        {
+          text: str({ maxLength: 1000, pattern: /\S/, patternDoc: 'a text to say' }),
+          engine: opt(str({ maxLength: 200 })),
+          volume: opt(volume),
+        },
+        { open: true },
+      ),
+      async handle({ body, req }) {
+        const r = await s.speech.speak(
+          { text: body.text, engine: body.engine, volume: body.volume },
+          `${req.protocol}://${req.host}`,
+        );
+        if (r.ok) return ok({ engine: r.value.engine, duration_ms: r.value.duration_ms });
+        const status = r.kind === 'invalid' ? 400 : r.kind === 'unreachable' ? 502 : 500;
+        return refuse(status, r.message);
+      },
+    }),
+    consoleRoute({ method: 'GET', path: '/tokens', auth: 'session', handle: () => ok({ tokens: s.tokens.list() }) }),
+    consoleRoute({
+      method: 'DELETE',
+      path: '/tokens/{id}',
+      auth: 'session',
+      params: { id: str({ maxLength: 64 }) },
+      handle: ({ params }) =>
+        s.tokens.revoke(params.id) ? ok({ tokens: s.tokens.list() }) : refuse(404, `there is no token ${params.id}`),
+    }),
+    consoleRoute({
+      method: 'POST',
+      path: '/restart',
+      auth: 'session',
+      handle({ reply }) {
+        reply.raw.once('finish', () => s.restart());
+        return ok({ restarting: true });
+      },
+    }),
+    consoleRoute({
+      method: 'GET',
+      path: '/backup',
+      auth: 'session',
+      handle({ reply }) {
+        const bytes = s.maintenance.backup();
+        const day = new Date(s.clock.now()).toISOString().slice(0, 10);
+        reply
+          .code(200)
+          .type('application/vnd.sqlite3')
+          .header('cache-control', 'no-store')
+          .header('content-disposition', `attachment; filename="opencube-backup-${day}.db"`)
+          .send(bytes);
+        return { sent: true };
+      },
+    }),
+    consoleRoute({
+      method: 'POST',
+      path: '/restore',
+      auth: 'session',
+      handle({ req, reply }) {
+        if (!Buffer.isBuffer(req.body)) return refuse(415, 'send the backup file as application/octet-stream');
+        const r = s.maintenance.restore(req.body);
+        if (!r.ok) return refuse(400, r.message);
+        reply.raw.once('finish', () => s.restart());
+        return ok({ restarting: true });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,56 @@
+/**
+ * What the console's API is given by the composition root: core services only, like the Open
+ * API's (the HTTP layer knows no driver; cameras through the small CameraApi of their routes).
+ */
+import type { AlarmService } from '../../core/alarm/index.ts';
+import type { DeviceService } from '../../core/devices/index.ts';
+import type { EventBus } from '../../core/event-bus.ts';
+import type { GatewayInfo } from '../../core/gateway-info.ts';
+import type { RuntimeMonitor } from '../../core/runtime.ts';
+import type { SecurityService } from '../../core/security.ts';
+import type { SpeakerService } from '../../core/speaker.ts';
+import type { TokenService } from '../../core/tokens.ts';
+import type { TtsService } from '../../core/tts/index.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Log } from '../../lib/log.ts';
+import type { CameraApi } from '../open-api/routes/cameras.ts';
+import type { ConsoleAccess } from './access.ts';
+
+/** A setting as the console shows it (read-only: settings come from flags and the environment). */
+export interface SettingRow {
+  key: string;
+  value: unknown;
+  description: string;
+}
+
+/** Backup and restore of the store (src/core/maintenance/backup.ts). */
+export interface BackupApi {
+  /** The whole store as one SQLite file. */
+  backup(): Buffer;
+  /** Checks a backup and stages it for the next start; the caller restarts. */
+  restore(bytes: Buffer): { ok: true } | { ok: false; message: string };
+}
+
+export interface ConsoleServices {
+  log: Log;
+  access: ConsoleAccess;
+  tokens: TokenService;
+  security: SecurityService;
+  alarm: AlarmService;
+  speaker: SpeakerService;
+  runtime: RuntimeMonitor;
+  info(): GatewayInfo;
+  /** The package version (`0.1.0`). */
+  version: string;
+  /** Asks the process to restart; called after the reply is on the wire. */
+  restart(): void;
+  devices: DeviceService;
+  speech: TtsService;
+  cameras(): CameraApi | undefined;
+  bus: EventBus;
+  clock: Clock;
+  /** How long pairing stays open when the console opens it (zigbee.permit_join_seconds). */
+  pairingSeconds: number;
+  settings(): SettingRow[];
+  maintenance: BackupApi;
+}

@@ -1,0 +1,125 @@
+/**
+ * A real gateway process for the console's browser tests: `opencube start` with the simulated
+ * Zigbee network, on 127.0.0.1, stopped by its pid; the console built first (skipped when fresh);
+ * `opencube passwd` fed on standard input.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { type CliProcess, freePort, ROOT, spawnCli } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/foundation.ts';
+
+/** Builds the console into console/dist (a no-op when it is fresh). */
+export function buildConsole(): void {
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-console.mjs')], { cwd: ROOT, stdio: 'inherit' });
+}
+
+export interface GatewayProcess {
+  url: string;
+  port: number;
+  dataDir: string;
+  proc: CliProcess;
+  /** SIGTERM by pid and wait for the exit (SIGKILL of its group if it hangs). */
+  stop(): Promise<void>;
+  /** Stops it and starts a new process on the same port and data folder. */
+  restart(): Promise<GatewayProcess>;
+  /** Stops it and removes its data folder. */
+  dispose(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  dataDir?: string;
+  port?: number;
+  simDevices?: number;
+}
+
+/** Starts `opencube start` and resolves once it listens. */
+export async function startGatewayProcess(opts: GatewayOptions = {}): Promise<GatewayProcess> {
+  const dataDir = opts.dataDir ?? tempDir('opencube-console-');
+  const port = opts.port ?? (await freePort());
+  const proc = spawnCli([
+    'start',
+    '--no-supervise',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--data-dir',
+    dataDir,
+    '--mdns',
+    'false',
+    '--audio-sink',
+    'null',
+    '--zigbee-mode',
+    'sim',
+    '--sim-devices',
+    String(opts.simDevices ?? 16),
+    '--log-level',
+    'warn',
+  ]);
+  try {
+    await proc.waitForOutput(/listening on/, 1, 60_000);
+  } catch (err) {
+    proc.killAll();
+    throw err;
+  }
+  const stop = async () => {
+    if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+    const guard = setTimeout(() => proc.killAll(), 15_000);
+    proc.child.kill('SIGTERM');
+    await proc.exited;
+    clearTimeout(guard);
+    proc.killAll();
+  };
+  const self: GatewayProcess = {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    proc,
+    stop,
+    async restart() {
+      await stop();
+      return startGatewayProcess({ ...opts, dataDir, port });
+    },
+    async dispose() {
+      await stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return self;
+}
+
+/** The setup code the gateway printed in its log. */
+export function setupCode(g: GatewayProcess): string {
+  const m = /setup code ([A-Z0-9]{5}-[A-Z0-9]{5})/.exec(g.proc.stderr());
+  if (!m) throw new Error(`no setup code in the log:\n${g.proc.stderr().slice(-2000)}`);
+  return m[1] as string;
+}
+
+/** Runs `opencube passwd --data-dir <dir>` with the password on standard input. */
+export function setPasswordCli(dataDir: string, password: string): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'src', 'main.ts'), 'passwd', '--data-dir', dataDir],
+      {
+        cwd: ROOT,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+    });
+    child.stderr.on('data', (c) => {
+      out += c;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+    child.stdin.end(`${password}\n`);
+  });
+}
