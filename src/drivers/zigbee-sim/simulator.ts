@@ -201,7 +201,15 @@ export class Z2mSimulator {
     client.on('error', () => {});
     await new Promise<void>((resolve) => client.once('connect', () => resolve()));
     const every = this.opts.reportIntervalMs ?? 15_000;
-    if (every > 0) this.reportTimer = setInterval(() => this.tick(), every);
+    if (every > 0) {
+      this.reportTimer = setInterval(() => this.tick(), every);
+      // Sleeping sensors are not read back by the gateway: like real ones after a while, each
+      // reports its whole state once soon after the start, so nothing shows empty for long.
+      this.later(Math.min(every, 2000), () => {
+        if (this.away) return;
+        for (const d of this.devices.values()) if (!d.interviewing && d.online) this.publishState(d);
+      });
+    }
   }
 
   async stop(): Promise<void> {
