@@ -1,4 +1,5 @@
 import { unlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
@@ -9,7 +10,7 @@ import { AlarmService } from './core/alarm/index.ts';
 import { AudioArbiter, type AudioSink, EventBeeps, MediaPlayer, SoundLibrary } from './core/audio/index.ts';
 import { DeviceRegistry, DeviceService } from './core/devices/index.ts';
 import { EventBus } from './core/event-bus.ts';
-import { type GatewayInfo, lanInterface, threePartVersion } from './core/gateway-info.ts';
+import { type GatewayInfo, isOwnHost, lanInterface, threePartVersion } from './core/gateway-info.ts';
 import { applyStagedRestore, backup, stageRestore } from './core/maintenance/backup.ts';
 import { factoryReset } from './core/maintenance/reset.ts';
 import { RuntimeMonitor } from './core/runtime.ts';
@@ -32,7 +33,7 @@ import type { OpenApiServices } from './http/open-api/services.ts';
 import { buildServer } from './http/server.ts';
 import { StreamWriter } from './http/stream/writer.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
-import { type MdnsHandle, startMdns } from './mdns.ts';
+import { type MdnsHandle, mdnsHostName, startMdns } from './mdns.ts';
 import { type SettingDef, type Settings, settingDefs } from './settings/index.ts';
 import { type Db, KvStore, openDb } from './store/db.ts';
 
@@ -205,6 +206,15 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     arbiter: audio,
     clock,
   });
+  // The names clients reach the gateway by (beside IP addresses and localhost): token requests
+  // under any other name come from a DNS-rebinding page.
+  const ownNames = [
+    hostname(),
+    `${hostname()}.local`,
+    mdnsHostName(settings),
+    settings.domain,
+    ...settings.allowed_hosts,
+  ];
   const services: OpenApiServices = {
     log,
     tokens,
@@ -213,6 +223,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     speaker,
     runtime,
     info,
+    ownHost: (host) => isOwnHost(host, ownNames),
     restart: () => opts.onRestart?.(),
     devices,
     inbox,

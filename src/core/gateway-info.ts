@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import os from 'node:os';
 
 /** Gateway info of G4 (spec 2.8 and COMPAT.md). */
@@ -29,4 +30,21 @@ export function lanInterface(): { ip: string; mac: string } {
 export function threePartVersion(version: string): string {
   const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
   return m ? `${m[1]}.${m[2]}.${m[3]}` : '0.0.0';
+}
+
+/**
+ * Whether a Host header names this gateway: an IP address (a DNS-rebinding page reaches the
+ * gateway under a name of its own, never under an IP literal), `localhost`, or one of `names`
+ * (the machine's host name, its mDNS name, the configured domain, `allowed_hosts`). The port is
+ * ignored; names compare without case and without a trailing dot.
+ */
+export function isOwnHost(hostHeader: string | undefined, names: readonly string[]): boolean {
+  if (!hostHeader) return true; // HTTP/1.0 clients send none; there is no name to rebind
+  let host = hostHeader.trim().toLowerCase();
+  const bracketed = /^\[([^\]]*)\](?::\d+)?$/.exec(host);
+  if (bracketed) host = bracketed[1] as string;
+  else if (isIP(host) === 0) host = host.replace(/:\d+$/, '');
+  host = host.replace(/\.$/, '');
+  if (isIP(host) !== 0 || host === 'localhost' || host.endsWith('.localhost')) return true;
+  return names.some((n) => n.toLowerCase().replace(/\.$/, '') === host);
 }

@@ -9,6 +9,7 @@ export interface Settings {
   data_dir: string;
   name: string;
   domain: string;
+  allowed_hosts: string[];
   mdns: boolean;
   mdns_interface: string;
   log_level: string;

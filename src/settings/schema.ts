@@ -41,6 +41,13 @@ export const settingDefs = [
     default: 'cube.local',
     description: 'Domain served by GET bridge; clients pick API v2 for `cube.local` or `ihost.local`.',
   },
+  {
+    key: 'allowed_hosts',
+    type: 'list',
+    default: [],
+    description:
+      "More host names clients use to reach the gateway (e.g. `gateway.home.lan`): token requests (G1) are answered only for an IP address, `localhost`, the machine's names and these (a DNS-rebinding page is refused).",
+  },
   { key: 'mdns', type: 'bool', default: true, description: 'Advertise the gateway as `_ewelink._tcp` over mDNS.' },
   {
     key: 'mdns_interface',

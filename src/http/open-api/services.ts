@@ -23,6 +23,8 @@ export interface OpenApiServices {
   speaker: SpeakerService;
   runtime: RuntimeMonitor;
   info(): GatewayInfo;
+  /** Whether a Host header names this gateway (token requests are answered only then). */
+  ownHost(host: string | undefined): boolean;
   /** Asks the process to restart (G8); called after the reply is on the wire. */
   restart(): void;
   devices: DeviceService;

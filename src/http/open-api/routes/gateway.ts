@@ -55,7 +55,19 @@ export function gatewayRoutes(s: OpenApiServices): RouteSpec[] {
       auth: 'none',
       query: obj({ app_name: opt(any('string; other types are ignored')) }),
       answer: obj({ token: { kind: 'string' }, app_name: opt({ kind: 'string' }) }),
-      async handle({ query, req }) {
+      async handle({ query, req, reply }) {
+        // A token must never reach a web page: no CORS on this answer (browsers keep it from a
+        // page of another origin), a request sent by a page (it carries an Origin) is refused, and
+        // so is a request under a name that is not the gateway's (a DNS-rebinding page). Native
+        // clients and servers send no Origin and reach the gateway by its address (docs/security.md).
+        reply.removeHeader('Access-Control-Allow-Origin');
+        if (req.headers.origin !== undefined)
+          return failed(401, 'link button not pressed: token requests from web pages are not answered');
+        if (!s.ownHost(req.headers.host))
+          return failed(
+            401,
+            `link button not pressed: this gateway does not answer token requests for host ${JSON.stringify(req.headers.host)} (add it to allowed_hosts)`,
+          );
         const raw = query.app_name ?? (await appNameFromGetBody(req.raw));
         // Well-formed, so that the app_name answered is the one stored (a cut can split a surrogate pair).
         const appName = typeof raw === 'string' && raw.length > 0 ? wellFormed(raw.slice(0, 200)) : undefined;
