@@ -1,0 +1,80 @@
+/**
+ * The README's "first five minutes", run as written: its first block (`npm start`) in the
+ * background, every other command in order in one shell, inside a private network namespace (only
+ * loopback: the defaults bind 0.0.0.0:8081 and advertise over mDNS, and nothing leaves the machine).
+ * The data folder is a temporary one (through OPENCUBE_DATA_DIR, the documented environment
+ * variable), so a developer's own ./data is never touched.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ROOT } from '../helpers/cli.ts';
+
+const canUnshare = spawnSync('unshare', ['-n', 'true']).status === 0;
+
+/** The shell blocks between the walkthrough markers of the README. */
+export function walkthroughBlocks(readme: string): string[] {
+  const start = readme.indexOf('<!-- walkthrough:start -->');
+  const end = readme.indexOf('<!-- walkthrough:end -->');
+  assert.ok(start >= 0 && end > start, 'the README has its walkthrough markers');
+  return [...readme.slice(start, end).matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+}
+
+test('the README walk-through runs as written: token, link, devices, a light on the stream, a synced lamp and its service', {
+  skip: canUnshare ? false : 'unshare -n is not permitted here (needs root)',
+  timeout: 300_000,
+}, () => {
+  const blocks = walkthroughBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+  assert.equal(blocks[0]?.trim(), 'npm start', 'the first step starts the gateway');
+  const dir = mkdtempSync(join(tmpdir(), 'opencube-walkthrough-'));
+  const script = join(dir, 'walkthrough.sh');
+  writeFileSync(
+    script,
+    [
+      'set -e',
+      // Every process the walk-through starts is in this process group (its own session): all stop
+      // with it, the script itself excepted (it keeps the walk-through's exit status).
+      'trap \'trap "" TERM; kill 0 2>/dev/null\' EXIT',
+      `export OPENCUBE_DATA_DIR=${JSON.stringify(join(dir, 'data'))}`,
+      `cd ${JSON.stringify(ROOT)}`,
+      `(${blocks[0]?.trim()}) > ${JSON.stringify(join(dir, 'start.log'))} 2>&1 &`,
+      'for i in $(seq 1 240); do curl -s -o /dev/null http://localhost:8081/open-api/v2/rest/bridge && break; sleep 0.5; done',
+      ...blocks.slice(1).map((b, i) => `echo "== step ${i + 1}"\n${b}`),
+      'echo "== done"',
+    ].join('\n'),
+  );
+  try {
+    const r = spawnSync(
+      'unshare',
+      ['-n', 'sh', '-c', `ip link set lo up && exec setsid bash ${JSON.stringify(script)}`],
+      {
+        encoding: 'utf8',
+        timeout: 280_000,
+      },
+    );
+    const out = r.stdout;
+    const log = () => `\n--- stdout\n${out}\n--- stderr\n${r.stderr}\n--- gateway\n${readTail(join(dir, 'start.log'))}`;
+    assert.equal(r.status, 0, `the walk-through failed${log()}`);
+    assert.match(out, /\{"error":401,"data":\{\},"message":"link button not pressed"\}/, log());
+    assert.match(out, /approved: my-app/, log());
+    assert.match(out, /token: \S{20,}/, log());
+    assert.match(out, /event: device#v2#updateDeviceState\ndata: \{"endpoint":\{"serial_number":"[0-9a-f]+"\}/, log());
+    assert.match(out, /"error":0/, log());
+    assert.match(out, /UpdateDeviceStates \{"state":\{"power":\{"powerState":"on"\}\}\}/, log());
+    assert.match(out, /== done/, log());
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    for (const f of ['events.txt', 'devices.json', 'service.log']) rmSync(`/tmp/opencube-${f}`, { force: true });
+  }
+});
+
+function readTail(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').slice(-3000);
+  } catch {
+    return '(no log)';
+  }
+}
