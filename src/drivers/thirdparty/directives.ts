@@ -4,7 +4,7 @@
  * form seen in the field (COMPAT.md): any reply that is not an ErrorResponse is a success.
  */
 import { randomUUID } from 'node:crypto';
-import { Agent, request } from 'undici';
+import { LazyAgent } from '../../lib/lazy-agent.ts';
 
 /** How a directive ended. */
 export type DirectiveReply =
@@ -47,12 +47,12 @@ export function readReply(text: string): DirectiveReply {
 }
 
 export class DirectiveClient {
-  private readonly agent: Agent;
+  private readonly agent: LazyAgent;
 
   constructor(private readonly timeoutMs: number) {
     // Many connections per origin: a provider may hold directives for one device for a while
     // and answer them together, so concurrent directives must not queue behind each other.
-    this.agent = new Agent({
+    this.agent = new LazyAgent({
       connections: 64,
       keepAliveTimeout: 10_000,
       keepAliveMaxTimeout: 60_000,
@@ -83,11 +83,10 @@ export class DirectiveClient {
     });
     const signal = AbortSignal.timeout(wait);
     try {
-      const res = await request(address, {
+      const res = await this.agent.request(address, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body,
-        dispatcher: this.agent,
         signal,
       });
       let size = 0;
