@@ -1,6 +1,22 @@
 #!/usr/bin/env node
-// Entry point for the `opencube` command: runs the TypeScript sources through tsx.
-import { register } from 'tsx/esm/api';
+// Entry point for the `opencube` command: runs the compiled gateway in dist/, building it first
+// when src/ changed (scripts/build.mjs), and, for `start`, the web console when console/src
+// changed (scripts/build-console.mjs). The TypeScript runs through tsx only in tests and
+// development (`npm run dev`).
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ensureBuilt } from '../scripts/build.mjs';
 
-register();
-await import('../src/main.ts');
+try {
+  ensureBuilt();
+} catch (err) {
+  process.stderr.write(`opencube: ${err.message}\n`);
+  process.exit(1);
+}
+if (process.argv.slice(2).includes('start')) {
+  const script = fileURLToPath(new URL('../scripts/build-console.mjs', import.meta.url));
+  // A console that cannot be built leaves the gateway working: its page says how to build it.
+  const r = spawnSync(process.execPath, [script], { stdio: 'inherit' });
+  if (r.status !== 0) process.stderr.write('opencube: the web console could not be built; the API works without it\n');
+}
+await import('../dist/main.js');

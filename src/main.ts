@@ -1,25 +1,22 @@
 /**
- * The `opencube` command. `start` runs the gateway under a small supervisor process that
- * restarts it when it asks to (G8 reboot: exit code 75); `link`, `tokens` and `reset` talk to
- * the running gateway over its control socket (or, when none runs, to the store directly).
+ * The `opencube` command. `start` runs the gateway under a small supervisor process
+ * (src/cli/supervisor.ts) that restarts it when it asks to (G8 reboot: exit code 75) or crashed;
+ * `link`, `tokens` and `reset` talk to the running gateway over its control socket (or, when none
+ * runs, to the store directly).
+ *
+ * Only the command line and the supervisor are imported here; the gateway and the store are
+ * imported when a command needs them, so that the supervisor process loads none of them.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { UsageError } from './cli/args.ts';
 import { parseCommandLine } from './cli/command-line.ts';
 import { readNewSecret } from './cli/read-secret.ts';
-import { controlRequest, NotRunningError } from './control/client.ts';
-import { factoryReset } from './core/maintenance/reset.ts';
-import type { PressResult, TokenInfo } from './core/tokens.ts';
-import { TokenService } from './core/tokens.ts';
-import { createGateway } from './gateway.ts';
-import { hashPassword, passwordProblem, storePasswordHash } from './http/console/password.ts';
+import { gatewayExecArgv, LISTENING_MESSAGE, RESTART_EXIT_CODE, supervise } from './cli/supervisor.ts';
+import type { PressResult, TokenInfo, TokenService } from './core/tokens.ts';
 import { type Settings, SettingsError, settingsTable } from './settings/index.ts';
-import { type Db, openDb } from './store/db.ts';
-
-/** Exit code with which the gateway asks its supervisor for a restart. */
-export const RESTART_EXIT_CODE = 75;
+import type { Db } from './store/db.ts';
 
 const HELP = `opencube: an open home gateway for the local Open API
 
@@ -27,8 +24,8 @@ Usage:
   opencube start [--port 8081] [--host 0.0.0.0] [--data-dir ./data] [--name NAME] [...]
   opencube link [--data-dir ./data]          press the link button (approve a waiting client)
   opencube tokens [list|revoke ID] [--data-dir ./data]
-  opencube reset [--data-dir ./data]          factory reset: clears tokens and devices
   opencube passwd [--data-dir ./data]         set the web console's password (ends its sessions)
+  opencube reset [--data-dir ./data]          factory reset: clears tokens and devices
   opencube settings                           print every setting, flag and environment variable
   opencube zigbee ports                       list the serial ports a Zigbee coordinator may be on
   opencube zigbee import DIR [--data-dir ./data]   take over the network of a Zigbee2MQTT data folder
@@ -39,6 +36,7 @@ ${settingsTable()}
 
 /** Runs the gateway in this process until SIGINT/SIGTERM, or until a client asks for a restart. */
 async function runGateway(settings: Settings): Promise<void> {
+  const { createGateway } = await import('./gateway.ts');
   let restarting = false;
   const gateway = createGateway(settings, {
     onRestart: () => {
@@ -61,9 +59,14 @@ async function runGateway(settings: Settings): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // Under the supervisor: its IPC channel closes when it dies, and a gateway nobody supervises
+  // would hold the port and the data folder against the next `opencube start`.
+  if (process.send) process.on('disconnect', () => void shutdown('supervisor gone'));
   try {
     const url = await gateway.start();
     process.stdout.write(`opencube listening on ${url} (data in ${resolve(settings.data_dir)})\n`);
+    // Unless the supervisor died meanwhile: a send on a closed channel would be an uncaught error.
+    if (process.connected) process.send?.(LISTENING_MESSAGE);
   } catch (err) {
     gateway.log.fatal({ err }, 'could not start');
     process.stderr.write(`opencube: could not start: ${(err as Error).message}\n`);
@@ -72,49 +75,22 @@ async function runGateway(settings: Settings): Promise<void> {
   }
 }
 
-/**
- * Supervises the gateway in a child process: restarts it when it exits with RESTART_EXIT_CODE,
- * forwards SIGINT/SIGTERM, and exits with the child's code otherwise.
- */
-function supervise(): void {
-  const args = [...process.execArgv, process.argv[1] as string, ...process.argv.slice(2), '--no-supervise'];
-  let child: ReturnType<typeof spawn>;
-  let stopping = false;
-  const run = () => {
-    child = spawn(process.execPath, args, { stdio: 'inherit', env: { ...process.env, OPENCUBE_SUPERVISED: '1' } });
-    child.on('exit', (code, signal) => {
-      if (!stopping && code === RESTART_EXIT_CODE) {
-        process.stdout.write('opencube: restarting\n');
-        run();
-        return;
-      }
-      process.exit(code ?? (signal ? 1 : 0));
-    });
-  };
-  const forward = (sig: NodeJS.Signals) => {
-    stopping = true;
-    child.kill(sig);
-  };
-  process.on('SIGINT', () => forward('SIGTERM'));
-  process.on('SIGTERM', () => forward('SIGTERM'));
-  run();
-}
-
 async function viaSocketOrStore<T>(
   settings: Settings,
   socket: () => Promise<T>,
-  store: (tokens: TokenService, db: Db) => T,
+  store: (tokens: TokenService, db: Db) => T | Promise<T>,
 ): Promise<T> {
   try {
     return await socket();
   } catch (err) {
-    if (!(err instanceof NotRunningError)) throw err;
+    if (!(err instanceof (await import('./control/client.ts')).NotRunningError)) throw err;
     const file = join(resolve(settings.data_dir), 'gateway.db');
     // Do not create a store where there is none: the user most likely gave the wrong folder.
     if (!existsSync(file)) throw new Error(`no gateway runs on ${resolve(settings.data_dir)} and it holds no store`);
+    const [{ openDb }, { TokenService }] = await Promise.all([import('./store/db.ts'), import('./core/tokens.ts')]);
     const db = openDb(file);
     try {
-      return store(new TokenService(db, settings.link_window_seconds * 1000), db);
+      return await store(new TokenService(db, settings.link_window_seconds * 1000), db);
     } finally {
       db.close();
     }
@@ -144,6 +120,8 @@ async function main(): Promise<void> {
   }
   const { command, rest, settings } = parsed;
   const socket = join(resolve(settings.data_dir), 'opencube.sock');
+  const controlRequest = async <T>(method: string, path: string, body?: unknown): Promise<T> =>
+    (await import('./control/client.ts')).controlRequest<T>(socket, method, path, body);
   switch (command) {
     case 'help':
       process.stdout.write(HELP);
@@ -157,11 +135,19 @@ async function main(): Promise<void> {
       return;
     }
     case 'start':
-      if (parsed.supervise && process.env.OPENCUBE_SUPERVISED !== '1') supervise();
-      else await runGateway(settings);
+      if (parsed.supervise && process.env.OPENCUBE_SUPERVISED !== '1') {
+        supervise({
+          entry: fileURLToPath(import.meta.url),
+          args: process.argv.slice(2),
+          execArgv: gatewayExecArgv(process.execArgv),
+          env: process.env,
+          exit: (code) => process.exit(code),
+          print: (n) => (n.level === 'info' ? process.stdout : process.stderr).write(`${n.text}\n`),
+        });
+      } else await runGateway(settings);
       return;
     case 'link': {
-      const r = await controlRequest<PressResult>(socket, 'POST', '/link');
+      const r = await controlRequest<PressResult>('POST', '/link');
       if (r.waiting_apps.length > 0) {
         const names = r.waiting_apps.map((a) => (a === '' ? '(a client without app_name)' : a)).join(', ');
         process.stdout.write(
@@ -178,7 +164,7 @@ async function main(): Promise<void> {
         printTokens(
           await viaSocketOrStore(
             settings,
-            () => controlRequest<TokenInfo[]>(socket, 'GET', '/tokens'),
+            () => controlRequest<TokenInfo[]>('GET', '/tokens'),
             (t) => t.list(),
           ),
         );
@@ -188,7 +174,7 @@ async function main(): Promise<void> {
         const id = rest[1];
         const r = await viaSocketOrStore(
           settings,
-          () => controlRequest<{ revoked: boolean }>(socket, 'DELETE', `/tokens/${encodeURIComponent(id)}`),
+          () => controlRequest<{ revoked: boolean }>('DELETE', `/tokens/${encodeURIComponent(id)}`),
           (t) => ({ revoked: t.revoke(id) }),
         );
         process.stdout.write(r.revoked ? `revoked ${id}\n` : `no token with id ${id}\n`);
@@ -198,6 +184,7 @@ async function main(): Promise<void> {
       throw new Error('usage: opencube tokens [list|revoke ID]');
     }
     case 'passwd': {
+      const { hashPassword, passwordProblem, storePasswordHash } = await import('./http/console/password.ts');
       const password = await readNewSecret('console password');
       const problem = passwordProblem(password);
       if (problem) throw new Error(problem);
@@ -205,7 +192,7 @@ async function main(): Promise<void> {
       const hash = await hashPassword(password);
       await viaSocketOrStore(
         settings,
-        () => controlRequest(socket, 'POST', '/console/password', { password }),
+        () => controlRequest('POST', '/console/password', { password }),
         (_t, db) => storePasswordHash(db, hash, Date.now()),
       );
       process.stdout.write('console password set; every console session has ended\n');
@@ -214,9 +201,9 @@ async function main(): Promise<void> {
     case 'reset': {
       await viaSocketOrStore(
         settings,
-        () => controlRequest(socket, 'POST', '/reset'),
-        (_t, db) => {
-          factoryReset(db);
+        () => controlRequest('POST', '/reset'),
+        async (_t, db) => {
+          (await import('./core/maintenance/reset.ts')).factoryReset(db);
           return { reset: true };
         },
       );

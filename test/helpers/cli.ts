@@ -1,4 +1,8 @@
-/** Runs the real `opencube` CLI (src/main.ts through tsx) as a child process. */
+/**
+ * Runs the real `opencube` CLI as a child process: src/main.ts through tsx, or with
+ * `compiled: true` the installed command bin/opencube.js, which runs the JavaScript in dist/
+ * (built first when src/ changed).
+ */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -6,6 +10,17 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN = join(ROOT, 'src', 'main.ts');
+const BIN = join(ROOT, 'bin', 'opencube.js');
+
+/** How the CLI is run: the TypeScript through tsx (tests and development), or the compiled command. */
+export interface CliOptions {
+  env?: Record<string, string>;
+  compiled?: boolean;
+}
+
+function cliArgv(args: string[], opts: CliOptions): string[] {
+  return opts.compiled ? [BIN, ...args] : ['--import', 'tsx', MAIN, ...args];
+}
 
 export interface CliResult {
   code: number | null;
@@ -22,12 +37,9 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /** Runs `opencube <args>` to completion (killed after `timeoutMs` so a test never hangs). */
-export function runCli(
-  args: string[],
-  opts: { env?: Record<string, string>; timeoutMs?: number } = {},
-): Promise<CliResult> {
+export function runCli(args: string[], opts: CliOptions & { timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    const child = spawn(process.execPath, cliArgv(args, opts), {
       cwd: ROOT,
       env: cleanEnv(opts.env),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -61,8 +73,8 @@ export interface CliProcess {
   killAll(): void;
 }
 
-export function spawnCli(args: string[], opts: { env?: Record<string, string> } = {}): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+export function spawnCli(args: string[], opts: CliOptions = {}): CliProcess {
+  const child = spawn(process.execPath, cliArgv(args, opts), {
     cwd: ROOT,
     env: cleanEnv(opts.env),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,14 +3,14 @@
  * again http or https), a size cap read from Content-Length and enforced while reading, and one
  * deadline for the whole exchange. Never throws: every failure is a reason a client can read.
  */
-import { Agent, request } from 'undici';
 import type { AudioFetcher, FetchOutcome } from '../../core/audio/media.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
+import { LazyAgent } from '../../lib/lazy-agent.ts';
 
 const MAX_REDIRECTS = 3;
 
 export class HttpAudioFetcher implements AudioFetcher {
-  private readonly agent = new Agent({ connections: 8, keepAliveTimeout: 5_000 });
+  private readonly agent = new LazyAgent({ connections: 8, keepAliveTimeout: 5_000 });
 
   /** `clock` runs the deadline of each fetch (the gateway's). */
   constructor(private readonly clock: Clock = systemClock) {}
@@ -22,9 +22,8 @@ export class HttpAudioFetcher implements AudioFetcher {
     let current = url;
     try {
       for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-        const res = await request(current, {
+        const res = await this.agent.request(current, {
           method: 'GET',
-          dispatcher: this.agent,
           signal,
           headers: { accept: 'audio/wav, audio/x-wav, audio/mpeg, audio/*;q=0.9, */*;q=0.1' },
         });

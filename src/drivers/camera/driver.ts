@@ -7,7 +7,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
-import { Agent } from 'undici';
 import { ErrorCode, errorMessages } from '../../catalog/errors.ts';
 import type { CapabilityObject } from '../../catalog/index.ts';
 import type {
@@ -20,6 +19,7 @@ import type {
   ProvisionOutcome,
 } from '../../core/devices/contract.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { LazyAgent } from '../../lib/lazy-agent.ts';
 import type { Log } from '../../lib/log.ts';
 import { type CameraSpec, chooseAccount, configuredSource, readAddRequest } from './add-request.ts';
 import {
@@ -79,7 +79,7 @@ export class CameraDriver implements Driver {
     provision: (body, deadline) => this.provision(body, deadline),
   };
   private host: DriverHost | undefined;
-  private readonly agent: Agent;
+  private readonly agent: LazyAgent;
   private readonly ffmpeg: Ffmpeg;
   readonly live: LiveHub;
   private readonly snapshots: Snapshots;
@@ -88,7 +88,7 @@ export class CameraDriver implements Driver {
   constructor(private readonly opts: CameraDriverOptions) {
     const s = opts.settings;
     // Short keep-alive: a board serves few connections, and the live view holds one of them.
-    this.agent = new Agent({ keepAliveTimeout: 1000, connections: 8 });
+    this.agent = new LazyAgent({ keepAliveTimeout: 1000, connections: 8 });
     this.ffmpeg = new Ffmpeg(s.ffmpeg_path);
     this.live = new LiveHub({
       ffmpeg: this.ffmpeg,

@@ -6,8 +6,8 @@
  * no stream. A slow viewer misses frames instead of slowing the others.
  */
 import type { ChildProcess } from 'node:child_process';
-import { type Dispatcher, request } from 'undici';
 import { ErrorCode } from '../../catalog/errors.ts';
+import type { LazyAgent } from '../../lib/lazy-agent.ts';
 import type { Log } from '../../lib/log.ts';
 import { basicAuthorization } from './auth.ts';
 import type { Camera } from './camera.ts';
@@ -25,7 +25,7 @@ export interface LiveViewer {
 
 export interface LiveOptions {
   ffmpeg: Ffmpeg;
-  dispatcher: Dispatcher;
+  dispatcher: LazyAgent;
   fps: number;
   maxViewers: number;
   log?: Log;
@@ -146,7 +146,7 @@ export class LiveHub {
     const headers: Record<string, string> = cam.account ? { authorization: basicAuthorization(cam.account) } : {};
     void (async () => {
       try {
-        const res = await request(url, { headers, signal: abort.signal, dispatcher: this.opts.dispatcher });
+        const res = await this.opts.dispatcher.request(url, { headers, signal: abort.signal });
         const type = res.headers['content-type'];
         const boundary = multipartBoundary(Array.isArray(type) ? type[0] : type);
         if (res.statusCode !== 200 || !boundary) {

@@ -4,8 +4,9 @@
  * the board's usual layout puts it (capture at `/capture`, stream at `/stream`, the stream often
  * on port 81), reading one frame, and the watcher's liveness check.
  */
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { ErrorCode } from '../../catalog/errors.ts';
+import type { LazyAgent } from '../../lib/lazy-agent.ts';
 import { basicAuthorization } from './auth.ts';
 import { isJpeg, jpegSize, MAX_FRAME_BYTES, MultipartReader, multipartBoundary } from './mjpeg.ts';
 import { type Account, hostPort, type StreamAddress } from './stream-url.ts';
@@ -13,7 +14,7 @@ import { type CameraFailure, cameraFailure, type ProbeOutcome, type StreamFacts 
 
 export interface HttpProbeOptions {
   deadline: number;
-  dispatcher: Dispatcher;
+  dispatcher: LazyAgent;
   now?: () => number;
 }
 
@@ -35,7 +36,7 @@ async function open(
   url: string,
   account: Account | undefined,
   waitMs: number,
-  dispatcher: Dispatcher,
+  dispatcher: LazyAgent,
   method: 'GET' | 'HEAD' = 'GET',
 ): Promise<Fetched> {
   if (waitMs <= 0) return { ok: false, kind: 'timeout', detail: 'no time was left' };
@@ -45,7 +46,7 @@ async function open(
   const timer = setTimeout(() => abort.abort(), waitMs);
   const signal = abort.signal;
   try {
-    const res = await request(url, { method, headers: authHeaders(account), dispatcher, signal });
+    const res = await dispatcher.request(url, { method, headers: authHeaders(account), signal });
     res.body.on('error', () => {}); // read errors surface in the reader; a late one must not be uncaught
     res.body.once('close', () => clearTimeout(timer));
     const type = res.headers['content-type'];
@@ -137,7 +138,7 @@ export async function fetchCapture(
   url: string,
   account: Account | undefined,
   waitMs: number,
-  dispatcher: Dispatcher,
+  dispatcher: LazyAgent,
 ): Promise<{ ok: true; jpeg: Buffer } | { ok: false; reason: string }> {
   const r = await open(url, account, waitMs, dispatcher);
   if (!r.ok) return { ok: false, reason: r.detail };
@@ -154,7 +155,7 @@ export async function fetchStreamFrame(
   url: string,
   account: Account | undefined,
   waitMs: number,
-  dispatcher: Dispatcher,
+  dispatcher: LazyAgent,
 ): Promise<{ ok: true; jpeg: Buffer } | { ok: false; reason: string }> {
   const r = await open(url, account, waitMs, dispatcher);
   if (!r.ok) return { ok: false, reason: r.detail };
@@ -170,7 +171,7 @@ export async function fetchStreamFrame(
 }
 
 /** Whether `url` answers an MJPEG stream (headers only). */
-async function isStream(url: string, account: Account | undefined, waitMs: number, d: Dispatcher): Promise<boolean> {
+async function isStream(url: string, account: Account | undefined, waitMs: number, d: LazyAgent): Promise<boolean> {
   const r = await open(url, account, waitMs, d);
   if (!r.ok) return false;
   drop(r.body);
@@ -249,7 +250,7 @@ export async function httpAlive(
   url: string,
   account: Account | undefined,
   waitMs: number,
-  dispatcher: Dispatcher,
+  dispatcher: LazyAgent,
 ): Promise<{ alive: true } | { alive: false; reason: string }> {
   const r = await open(url, account, waitMs, dispatcher, 'HEAD');
   if (!r.ok) return { alive: false, reason: r.detail };

@@ -4,8 +4,9 @@
  * (dashboards poll), a running live view gives its newest frame, and one camera never has two
  * snapshots being taken at once: concurrent requests share the one in flight.
  */
-import type { Dispatcher } from 'undici';
+
 import { ErrorCode } from '../../catalog/errors.ts';
+import type { LazyAgent } from '../../lib/lazy-agent.ts';
 import type { Camera } from './camera.ts';
 import type { Ffmpeg } from './ffmpeg.ts';
 import type { LiveHub } from './live.ts';
@@ -18,7 +19,7 @@ export type SnapshotOutcome = { ok: true; jpeg: Buffer } | CameraFailure;
 export interface SnapshotOptions {
   ffmpeg: Ffmpeg;
   live: LiveHub;
-  dispatcher: Dispatcher;
+  dispatcher: LazyAgent;
   /** Longest one snapshot may take (ffmpeg is killed after it). */
   timeoutMs: number;
   /** How long a snapshot is served again. */

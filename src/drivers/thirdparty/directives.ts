@@ -4,8 +4,8 @@
  * form seen in the field (COMPAT.md): any reply that is not an ErrorResponse is a success.
  */
 import { randomUUID } from 'node:crypto';
-import { Agent, request } from 'undici';
 import { type Clock, systemClock } from '../../lib/clock.ts';
+import { LazyAgent } from '../../lib/lazy-agent.ts';
 import { isObject } from '../../lib/object.ts';
 
 /** How a directive ended. */
@@ -45,7 +45,7 @@ export function readReply(text: string): DirectiveReply {
 }
 
 export class DirectiveClient {
-  private readonly agent: Agent;
+  private readonly agent: LazyAgent;
 
   /** `clock` runs the wait for each reply; the agent's own timeouts are only a backstop behind it. */
   constructor(
@@ -55,7 +55,7 @@ export class DirectiveClient {
     // Many connections per origin: a provider may hold directives for one device for a while
     // and answer them together, so concurrent directives must not queue behind each other.
     const backstop = timeoutMs + 60_000;
-    this.agent = new Agent({
+    this.agent = new LazyAgent({
       connections: 64,
       keepAliveTimeout: 10_000,
       keepAliveMaxTimeout: 60_000,
@@ -88,11 +88,10 @@ export class DirectiveClient {
     const signal = abort.signal;
     const cancel = this.clock.setTimer(wait, () => abort.abort());
     try {
-      const res = await request(address, {
+      const res = await this.agent.request(address, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body,
-        dispatcher: this.agent,
         signal,
       });
       let size = 0;

@@ -189,6 +189,8 @@ export class Z2mSimulator {
       clientId: `z2m-sim-${this.base}-${Math.round(this.rand() * 1e9)}`,
       reconnectPeriod: 200,
       will: { topic: `${this.base}/bridge/state`, payload: Buffer.from('{"state":"offline"}'), retain: true, qos: 0 },
+      // No cache of 65,536 pre-built Buffers (about 6 MB of heap): see zigbee2mqtt/link.ts.
+      writeCache: false,
     });
     this.client = client;
     client.on('connect', () => {

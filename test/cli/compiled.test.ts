@@ -1,0 +1,81 @@
+/**
+ * The command as installed (bin/opencube.js): it builds dist/ when src/ changed and runs the
+ * compiled JavaScript, without tsx, the supervisor and the gateway each in their process. Every
+ * file the gateway reads beside its modules is found from dist/: the simulated network's
+ * fixtures, the sounds, the eSpeak NG worker, package.json.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { it } from 'node:test';
+import { freePort, ROOT, runCli, spawnCli } from '../helpers/cli.ts';
+import { call, listDevices, rest, tempDir } from '../helpers/foundation.ts';
+
+function commandLine(pid: number): string {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+}
+
+it('runs the compiled gateway from dist/ with the simulated network, sounds and built-in TTS', async (t) => {
+  const dir = tempDir();
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const proc = spawnCli(
+    [
+      'start',
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--data-dir',
+      dir,
+      '--no-mdns',
+      '--audio-sink',
+      'null',
+      '--log-level',
+      'warn',
+    ],
+    { compiled: true },
+  );
+  t.after(() => {
+    proc.killAll();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  // A first run may build dist/ (tsc: several seconds on a busy machine).
+  await proc.waitForOutput(/opencube listening on/, 1, 120_000);
+
+  const gatewayPid = Number(readFileSync(join(dir, 'opencube.pid'), 'utf8'));
+  const supervisor = commandLine(proc.child.pid as number);
+  const gateway = commandLine(gatewayPid);
+  assert.match(supervisor, /bin\/opencube\.js start /);
+  assert.ok(gateway.includes(join(ROOT, 'dist', 'main.js')), gateway);
+  assert.doesNotMatch(`${supervisor}\n${gateway}`, /tsx/, 'no TypeScript loader at run time');
+
+  const bridge = await call(base, 'GET', rest('v2', 'bridge'));
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  assert.equal(bridge.json.data.fw_version, pkg.version.split('-')[0], 'the version read from package.json');
+
+  await call(base, 'GET', `${rest('v2', 'bridge/access_token')}?app_name=compiled`);
+  assert.equal((await runCli(['link', '--data-dir', dir], { compiled: true })).code, 0);
+  const token = (await call(base, 'GET', `${rest('v2', 'bridge/access_token')}?app_name=compiled`)).json.data.token;
+  assert.ok(token);
+
+  const devices = await listDevices(base, token);
+  assert.equal(devices.length, 16, 'the simulated network of 16 devices, from the fixtures in dist/');
+
+  const sound = await call(base, 'POST', rest('v2', 'hardware/speaker'), {
+    token,
+    body: { type: 'play_sound', sound: { name: 'alert1', volume: 10, countdown: 0 } },
+  });
+  assert.equal(sound.json.error, 0, sound.text);
+
+  const speech = await call(base, 'POST', rest('v2', 'tts/engine/espeak-ng/synthesize'), {
+    token,
+    body: { text: 'compiled' },
+  });
+  assert.equal(speech.json.error, 0, speech.text);
+  const wav = Buffer.from(await (await fetch(speech.json.data.audio.url)).arrayBuffer());
+  assert.equal(wav.subarray(0, 4).toString('latin1'), 'RIFF', 'speech from the eSpeak NG worker in dist/');
+
+  proc.child.kill('SIGTERM');
+  assert.deepEqual(await proc.exited, { code: 0, signal: null });
+});
