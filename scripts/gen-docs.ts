@@ -2,8 +2,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { renderCapabilitiesDoc } from '../src/catalog/index.ts';
 import { errorsDoc, readmeWithSettings } from '../src/docs/generated.ts';
+import { withMappingDoc } from '../src/integrations/homeassistant/docs.ts';
 
 writeFileSync('docs/errors.md', errorsDoc());
 writeFileSync('docs/capabilities.md', renderCapabilitiesDoc());
 writeFileSync('README.md', readmeWithSettings(readFileSync('README.md', 'utf8')));
-console.log('wrote docs/errors.md, docs/capabilities.md and the settings table of README.md');
+writeFileSync('docs/home-assistant.md', withMappingDoc(readFileSync('docs/home-assistant.md', 'utf8')));
+console.log(
+  'wrote docs/errors.md, docs/capabilities.md, the settings table of README.md and the mapping of docs/home-assistant.md',
+);

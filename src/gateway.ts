@@ -45,6 +45,8 @@ export interface GatewayOptions {
   audio?: { sink?: AudioSink; clock?: Clock };
   /** Options of the drivers that tests replace (the camera watcher's timers, DNS lookup; Zigbee timings). */
   drivers?: DriverOptions;
+  /** Reconnect backoff of the Home Assistant bridge (tests shorten it). */
+  homeassistant?: { reconnectMinMs?: number; reconnectMaxMs?: number };
 }
 
 export interface Gateway {
@@ -193,6 +195,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
 
   let control: ControlServer | undefined;
   let mdns: MdnsHandle | undefined;
+  let homeassistant: { stop(): Promise<void> } | undefined;
   let stopping: Promise<void> | undefined;
   let wrotePid = false;
 
@@ -220,6 +223,20 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       sse.start();
       for (const driver of await loadDrivers(settings, log, opts.drivers)) devices.addDriver(driver);
       await devices.start();
+      if (settings.homeassistant.enabled) {
+        // Loaded only when enabled: the bridge's code stays out of gateways that do not use it.
+        const { startHomeAssistant } = await import('./integrations/homeassistant/index.ts');
+        homeassistant = startHomeAssistant({
+          ...settings.homeassistant,
+          ...opts.homeassistant,
+          gatewayName: settings.name,
+          version: pkg.version,
+          registry,
+          devices,
+          bus,
+          log,
+        });
+      }
       await app.listen({ port: settings.port, host: settings.host });
       const addr = app.server.address();
       boundPort = typeof addr === 'object' && addr ? addr.port : settings.port;
@@ -252,6 +269,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
         }
         // After the requests in flight: one of them may still start a sound.
         await audio.close();
+        await homeassistant?.stop();
         await devices.stop();
         await Promise.all([fetcher.close(), ttsDirectives.close()]);
         tokens.flush();
