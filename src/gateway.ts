@@ -51,6 +51,8 @@ export interface GatewayOptions {
   drivers?: DriverOptions;
   /** The built console's folder (default: console/dist of this package). */
   consoleDir?: string;
+  /** Reconnect backoff of the Home Assistant bridge (tests shorten it). */
+  homeassistant?: { reconnectMinMs?: number; reconnectMaxMs?: number };
 }
 
 export interface Gateway {
@@ -259,6 +261,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
 
   let control: ControlServer | undefined;
   let mdns: MdnsHandle | undefined;
+  let homeassistant: { stop(): Promise<void> } | undefined;
   let stopping: Promise<void> | undefined;
   let wrotePid = false;
 
@@ -292,6 +295,20 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       alarm.start();
       for (const driver of await loadDrivers(settings, log, { clock, ...opts.drivers })) devices.addDriver(driver);
       await devices.start();
+      if (settings.homeassistant.enabled) {
+        // Loaded only when enabled: the bridge's code stays out of gateways that do not use it.
+        const { startHomeAssistant } = await import('./integrations/homeassistant/index.ts');
+        homeassistant = startHomeAssistant({
+          ...settings.homeassistant,
+          ...opts.homeassistant,
+          gatewayName: settings.name,
+          version: pkg.version,
+          registry,
+          devices,
+          bus,
+          log,
+        });
+      }
       await app.listen({ port: settings.port, host: settings.host });
       const addr = app.server.address();
       boundPort = typeof addr === 'object' && addr ? addr.port : settings.port;
@@ -331,6 +348,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
         alarm.stop();
         activity.stop();
         await audio.close();
+        await homeassistant?.stop();
         await devices.stop();
         await Promise.all([fetcher.close(), ttsDirectives.close()]);
         tokens.flush();

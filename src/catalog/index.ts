@@ -9,8 +9,10 @@ export {
   capabilityDef,
   capabilityNames,
   controlSchema,
+  narrowBody,
   querySchema,
   reportSchema,
+  settingList,
 } from './catalog.ts';
 export { modePresets } from './defs/climate.ts';
 export { displayCategories, isDisplayCategory } from './display-categories.ts';

@@ -55,6 +55,13 @@ export interface Settings {
     live_fps: number;
     max_viewers: number;
   };
+  homeassistant: {
+    enabled: boolean;
+    mqtt_url: string;
+    discovery_prefix: string;
+    base_topic: string;
+    status_topic: string;
+  };
 }
 
 /** Raised when a setting has a value its schema refuses; the message names the setting and the source. */

@@ -334,4 +334,37 @@ export const settingDefs = [
     max: 200,
     description: "Most viewers of one camera's live view at once.",
   },
+  {
+    key: 'homeassistant.enabled',
+    type: 'bool',
+    default: false,
+    description:
+      'Publish every device to Home Assistant through MQTT discovery, and take its commands (docs/home-assistant.md).',
+  },
+  {
+    key: 'homeassistant.mqtt_url',
+    type: 'string',
+    default: 'mqtt://127.0.0.1:1883',
+    description:
+      'MQTT broker Home Assistant reads (`mqtt://`, `mqtts://`, `ws://`, `wss://`); a user and password may be given in the URL (never logged).',
+  },
+  {
+    key: 'homeassistant.discovery_prefix',
+    type: 'string',
+    default: 'homeassistant',
+    description: "Home Assistant's discovery prefix: configs go to `<prefix>/<component>/<base_topic>/<id>/config`.",
+  },
+  {
+    key: 'homeassistant.base_topic',
+    type: 'string',
+    default: 'opencube',
+    description:
+      'Topic under which device states, commands and availability are published; also names this gateway in unique ids.',
+  },
+  {
+    key: 'homeassistant.status_topic',
+    type: 'string',
+    default: 'homeassistant/status',
+    description: "Home Assistant's birth topic: an `online` there republishes every config and state.",
+  },
 ] as const satisfies readonly SettingDef[];
