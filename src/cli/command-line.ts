@@ -7,6 +7,9 @@ export const COMMANDS: CommandSpec[] = [
   { name: 'link', maxWords: 0 },
   { name: 'tokens', maxWords: 2 },
   { name: 'reset', maxWords: 0 },
+  { name: 'backup', maxWords: 1 },
+  { name: 'restore', maxWords: 1 },
+  { name: 'log-level', maxWords: 1 },
   { name: 'settings', maxWords: 0 },
   { name: 'help', maxWords: 1 },
 ];

@@ -105,6 +105,20 @@ export interface Driver {
   readonly pairing?: Pairing;
   /** D2, for drivers that add devices given by hand. */
   readonly provisioning?: Provisioning;
+  /**
+   * Whether the driver is connected to what it drives (its broker, its network), for `GET /ready`;
+   * `reason` says what is missing, in words for an operator (never a credential). A driver
+   * without it is always ready.
+   */
+  ready?(): Readiness;
+  /** Counters that only rise (e.g. `mqtt_reconnects`), served as metrics `opencube_<name>_total{driver}`. */
+  counters?(): Readonly<Record<string, number>>;
+}
+
+/** A driver's readiness. */
+export interface Readiness {
+  ok: boolean;
+  reason?: string;
 }
 
 /**

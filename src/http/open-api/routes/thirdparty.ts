@@ -18,6 +18,7 @@ const BODY_LIMIT = 8 * 1024 * 1024;
 function send(res: FastifyReply, messageId: string, version: string, result: InboundResult) {
   const header = { name: result.ok ? 'Response' : 'ErrorResponse', message_id: messageId, version };
   const payload = result.ok ? result.payload : { type: result.type, description: result.description };
+  res.outcome = result.ok ? 'Response' : result.type;
   return res.code(200).type('application/json; charset=utf-8').send({ header, payload });
 }
 
