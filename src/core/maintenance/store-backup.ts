@@ -48,6 +48,8 @@ export interface WriteBackupOptions {
   settings: Record<string, string>;
   /** The time written into the backup (epoch ms). */
   now: number;
+  /** Pages copied per step (SQLite's default 100); the event loop runs between steps. */
+  pagesPerStep?: number;
 }
 
 /**
@@ -59,7 +61,8 @@ export async function writeBackup(db: Db, file: string, opts: WriteBackupOptions
   try {
     // The online backup copies the store page by page while the gateway goes on writing through
     // the same connection; SQLite carries those writes into the copy, so it is consistent.
-    await db.backup(partial);
+    const step = opts.pagesPerStep;
+    await db.backup(partial, step ? { progress: () => step } : {});
     const copy = new Database(partial);
     let contents: BackupContents;
     try {

@@ -153,6 +153,9 @@ export function registerRoutes(
           ...(body?.(input.body) ?? []),
         ];
         if (errors.length > 0) return sendEnvelope(reply, fail(ErrorCode.INVALID_PARAMETERS, errors.join('; ')));
+        // A handler that writes the envelope itself (a cached body, straight to the socket) writes a
+        // success; a failure goes through sendEnvelope or sendFailure, which say so.
+        if (spec.envelope !== false && !spec.produces) reply.outcome = '0';
         const result = await spec.handle({
           ...input,
           token,
