@@ -22,7 +22,8 @@ describe('who may read the metrics', () => {
   it('with `metrics: token`, only a request with an access token of the Open API', async (t) => {
     const g = await startGateway({ overrides: { metrics: 'token' } });
     t.after(() => g.stop());
-    for (const headers of [{}, { authorization: '' }, { authorization: 'Bearer not-a-token' }]) {
+    const tries: Record<string, string>[] = [{}, { authorization: '' }, { authorization: 'Bearer not-a-token' }];
+    for (const headers of tries) {
       const r = await call(g.url, 'GET', '/metrics', { headers });
       assert.equal(r.status, 401, JSON.stringify(headers));
       assert.equal(r.headers.get('www-authenticate'), 'Bearer');

@@ -62,7 +62,7 @@ export async function writeBackup(db: Db, file: string, opts: WriteBackupOptions
     // The online backup copies the store page by page while the gateway goes on writing through
     // the same connection; SQLite carries those writes into the copy, so it is consistent.
     const step = opts.pagesPerStep;
-    await db.backup(partial, step ? { progress: () => step } : {});
+    await (step ? db.backup(partial, { progress: () => step }) : db.backup(partial));
     const copy = new Database(partial);
     let contents: BackupContents;
     try {
