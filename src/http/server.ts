@@ -82,12 +82,18 @@ export function buildServer(log: Log, surfaces: readonly Surface[], opts: Server
   installBodyParser(app);
   app.decorateReply('outcome', '');
   const onAnswered = opts.onAnswered;
-  if (onAnswered) {
-    app.addHook('onResponse', (req, reply, done) => {
-      onAnswered(req.routeOptions.url ?? '(no route)', req.method, reply.outcome || String(reply.statusCode));
-      done();
-    });
-  }
+  app.addHook('onResponse', (req, reply, done) => {
+    const route = req.routeOptions.url ?? '(no route)';
+    const outcome = reply.outcome || String(reply.statusCode);
+    onAnswered?.(route, req.method, outcome);
+    // The URL may carry `?access_token=`: the logger takes it out.
+    if (log.isLevelEnabled?.('debug'))
+      log.debug(
+        { method: req.method, url: req.url, status: reply.statusCode, outcome, ms: Math.round(reply.elapsedTime) },
+        'request',
+      );
+    done();
+  });
   const routes: { method: string; url: string }[] = [];
   served.set(app, routes);
   app.addHook('onRoute', (r) => {

@@ -133,6 +133,11 @@ export function thirdPartyRoutes(s: OpenApiServices): RouteSpec[] {
             result = { ok: false, type: 'INTERNAL_ERROR', description: 'the gateway failed while handling the event' };
           }
         }
+        s.log.debug(
+          { event: header?.name, message_id: messageId, result: result.ok ? 'Response' : result.type },
+          'third-party event',
+        );
+        s.log.trace?.({ body }, 'third-party event body');
         send(reply, messageId, version, result);
         return { sent: true };
       },
