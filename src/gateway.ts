@@ -1,4 +1,4 @@
-import { unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -109,6 +109,23 @@ export interface Gateway {
  */
 const STOP_GRACE_MS = 5000;
 
+/** Whether the pid file names a live process other than this one (a gateway serving the folder). */
+function otherGatewayRuns(pidFile: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(pidFile, 'utf8').trim());
+  } catch {
+    return false;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** The composition root: builds every service from the settings. Nothing listens until start(). */
 export function createGateway(settings: Settings, opts: GatewayOptions = {}): Gateway {
   const log = opts.log ?? createLogger({ level: settings.log_level, format: settings.log_format });
@@ -118,8 +135,9 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     socket: join(dataDir, 'opencube.sock'),
     pid: join(dataDir, 'opencube.pid'),
   };
-  // A restore staged by the running gateway before the restart that brought us here.
-  const restored = applyStagedRestore(paths.db);
+  // A restore staged by the running gateway before the restart that brought us here; never under
+  // a gateway that still runs on this folder (this one will then refuse to start).
+  const restored = !otherGatewayRuns(paths.pid) && applyStagedRestore(paths.db);
   const db = openDb(paths.db);
   if (restored) log.warn({ db: paths.db }, 'the store was restored from a backup');
   const kv = new KvStore(db);
