@@ -16,7 +16,7 @@ import { writeBackup } from '../../src/core/maintenance/store-backup.ts';
 import { installRestore, prepareRestore, stagedPath } from '../../src/core/maintenance/store-restore.ts';
 import { TokenService } from '../../src/core/tokens.ts';
 import { migrations } from '../../src/store/migrations.ts';
-import { runCli } from '../helpers/cli.ts';
+import { freePort, runCli, spawnCli } from '../helpers/cli.ts';
 import { call, rest, startGateway, tempDir } from '../helpers/foundation.ts';
 import { sendEvent } from '../helpers/thirdparty.ts';
 import { populate, snapshot } from './rig.ts';
@@ -393,5 +393,68 @@ describe('the CLI', () => {
       'its own token is gone',
     );
     assert.ok(existsSync(join(b.dataDir, 'gateway.db.before-restore')), 'the store there was is kept');
+  });
+
+  it('restores onto a gateway run by `opencube start`: the supervisor starts it again on the backup', async (t) => {
+    const a = await startGateway();
+    const token = a.token('kept-app');
+    const synced = await sendEvent(a, token, 'DiscoveryRequest', {
+      endpoints: [
+        {
+          third_serial_number: 'kept-1',
+          name: 'Kept lamp',
+          display_category: 'light',
+          capabilities: [{ capability: 'power', permission: '1100' }],
+          state: { power: { powerState: 'on' } },
+          manufacturer: 'ACME',
+          model: 'L1',
+          firmware_version: '1.0.0',
+          service_address: 'http://127.0.0.1:9/directive',
+        },
+      ],
+    });
+    const serial = synced.json.payload.endpoints[0].serial_number as string;
+    const dir = tempDir('opencube-supervised-');
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'a.backup');
+    await a.gateway.backup(file);
+    await a.stop();
+
+    const data = join(dir, 'data');
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const proc = spawnCli([
+      'start',
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--data-dir',
+      data,
+      '--no-mdns',
+      '--zigbee-mode',
+      'off',
+      '--audio-sink',
+      'null',
+      '--log-level',
+      'warn',
+    ]);
+    t.after(() => proc.killAll());
+    await proc.waitForOutput(/opencube listening on /);
+    assert.equal((await call(base, 'GET', rest('v2', 'devices'), { token })).json.error, 401, 'not yet restored');
+
+    const r = await runCli(['restore', file, '--data-dir', data]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\nthe gateway restarts onto it now\n/);
+    await proc.waitForOutput(/opencube: restarting/);
+    await proc.waitForOutput(/opencube listening on /, 2);
+    const list = await call(base, 'GET', rest('v2', 'devices'), { token });
+    assert.equal(list.json.error, 0, list.text);
+    assert.deepEqual(
+      list.json.data.device_list.map((d: any) => [d.serial_number, d.name]),
+      [[serial, 'Kept lamp']],
+    );
+    proc.child.kill('SIGTERM');
+    assert.equal((await proc.exited).code, 0);
   });
 });
