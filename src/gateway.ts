@@ -89,7 +89,7 @@ export interface Gateway {
    * Checks a backup and stages it to replace the store at the next start (nothing changes when it
    * is refused). The caller restarts the gateway (restart()).
    */
-  stageRestore(file: string): RestoreCheck;
+  stageRestore(file: string, name?: string): RestoreCheck;
   /** Asks the process to restart (as G8 does); undefined when nothing would restart it. */
   restart?: () => void;
   /** Changes the log level while running; returns the level there was. */
@@ -336,8 +336,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     },
     backup: (file) =>
       writeBackup(db, file, { gatewayVersion: pkg.version, settings: changedSettings(settings), now: clock.now() }),
-    stageRestore(file) {
-      const r = prepareRestore(file, stagedPath(paths.db));
+    stageRestore(file, name) {
+      const r = prepareRestore(file, stagedPath(paths.db), name);
       if (r.ok) log.warn({ contents: r.contents }, 'a backup is staged: it replaces the store at the next start');
       return r;
     },

@@ -67,7 +67,7 @@ export async function restoreCommand(settings: Settings, socket: string, source:
   let previous: string | undefined;
   const dataDir = resolve(settings.data_dir);
   try {
-    const r = await controlTransfer(socket, 'POST', '/restore', { upload: file });
+    const r = await controlTransfer(socket, 'POST', `/restore?name=${encodeURIComponent(file)}`, { upload: file });
     check = JSON.parse(r.body.toString('utf8')) as RestoreCheck & { restarting?: boolean };
   } catch (err) {
     if (!(err instanceof NotRunningError)) throw err;

@@ -457,4 +457,55 @@ describe('the CLI', () => {
     proc.child.kill('SIGTERM');
     assert.equal((await proc.exited).code, 0);
   });
+
+  it('says plainly what is wrong with a command, and keeps the store there was when restoring over it', async (t) => {
+    const dir = tempDir('opencube-cli-errors-');
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const data = join(dir, 'data');
+    const cases: [string[], RegExp][] = [
+      [['backup'], /^opencube: usage: opencube backup FILE\n$/],
+      [['restore'], /^opencube: usage: opencube restore FILE\n$/],
+      [
+        ['backup', join(dir, 'b.backup'), '--data-dir', data],
+        /^opencube: no gateway runs on .*data and it holds no store\n$/,
+      ],
+      [
+        ['backup', join(dir, 'no-such-folder', 'b.backup'), '--data-dir', data],
+        /^opencube: no folder .*no-such-folder\n$/,
+      ],
+      [['backup', dir, '--data-dir', data], /^opencube: .* is a folder: give a file name\n$/],
+      [['log-level', '--data-dir', data], /^opencube: no gateway is running on this data folder/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(args);
+      assert.equal(r.code, 1, args.join(' '));
+      assert.match(r.stderr, message, args.join(' '));
+    }
+
+    // A stopped gateway's folder with a store of its own: restored over, the old store kept aside.
+    const a = await startGateway();
+    const token = a.token('from-a');
+    const file = join(dir, 'a.backup');
+    await a.gateway.backup(file);
+    await a.stop();
+    const b = await startGateway({ dataDir: data });
+    const own = b.token('from-b');
+    await b.stop();
+    const r = await runCli(['restore', file, '--data-dir', data]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\nthe store there was is kept as .*data\/gateway\.db\.before-restore\n/);
+    const c = await startGateway({ dataDir: data });
+    t.after(() => c.stop());
+    assert.equal((await call(c.url, 'GET', rest('v2', 'security'), { token })).json.error, 0);
+    assert.equal((await call(c.url, 'GET', rest('v2', 'security'), { token: own })).json.error, 401);
+
+    // A running gateway refuses a bad file through its socket, and goes on as it was.
+    const bad = join(dir, 'bad.backup');
+    writeFileSync(bad, 'no');
+    const refused = await runCli(['restore', bad, '--data-dir', data]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^opencube: .*bad\.backup is not a backup of opencube \(not an SQLite database\)\n$/);
+    assert.equal(existsSync(join(data, 'gateway.db.restore')), false, 'nothing is staged');
+    assert.equal((await call(c.url, 'GET', rest('v2', 'security'), { token })).json.error, 0);
+  });
 });

@@ -48,25 +48,25 @@ function refuse(message: string): RestoreCheck {
   return { ok: false, message };
 }
 
-function readHeader(file: string): Buffer | string {
+function readHeader(file: string, name: string): Buffer | string {
   let fd: number | undefined;
   try {
-    if (!statSync(file).isFile()) return `${file} is not a file`;
+    if (!statSync(file).isFile()) return `${name} is not a file`;
     fd = openSync(file, 'r');
     const head = Buffer.alloc(100);
     const n = readSync(fd, head, 0, 100, 0);
     return head.subarray(0, n);
   } catch (err) {
-    return `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
+    return `cannot read ${name}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
 }
 
 /** Checks one opened copy; returns why it is refused, or what it holds. */
-function checkCopy(db: Db, file: string): RestoreCheck {
+function checkCopy(db: Db, name: string): RestoreCheck {
   const integrity = db.pragma('integrity_check', { simple: true });
-  if (integrity !== 'ok') return refuse(`${file} is damaged: SQLite's integrity check says ${String(integrity)}`);
+  if (integrity !== 'ok') return refuse(`${name} is damaged: SQLite's integrity check says ${String(integrity)}`);
   const tables = new Set(
     db
       .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -77,44 +77,45 @@ function checkCopy(db: Db, file: string): RestoreCheck {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (missing.length > 0 || version < 1)
     return refuse(
-      `${file} is an SQLite database but not a backup of opencube (${missing.length > 0 ? `no table ${missing.join(', ')}` : 'no store version'})`,
+      `${name} is an SQLite database but not a backup of opencube (${missing.length > 0 ? `no table ${missing.join(', ')}` : 'no store version'})`,
     );
   const latest = latestStoreVersion();
   if (version > latest)
     return refuse(
-      `${file} comes from a newer release of opencube (store version ${version}; this release reads up to ${latest}): update opencube first`,
+      `${name} comes from a newer release of opencube (store version ${version}; this release reads up to ${latest}): update opencube first`,
     );
   const meta = tables.has(BACKUP_TABLE) ? readMeta(db) : undefined;
   if (meta) {
     if (typeof meta.format !== 'number' || meta.format > BACKUP_FORMAT)
-      return refuse(`${file} is a backup in a newer format (${String(meta.format)}): update opencube first`);
+      return refuse(`${name} is a backup in a newer format (${String(meta.format)}): update opencube first`);
     if (typeof meta.digest === 'string' && meta.digest !== contentDigest(db))
-      return refuse(`${file} is damaged: its contents differ from the checksum written when it was taken`);
+      return refuse(`${name} is damaged: its contents differ from the checksum written when it was taken`);
   }
   return { ok: true, ...(meta ? { meta } : {}), contents: countContents(db), from_version: version };
 }
 
 /**
  * Checks `file` and prepares it at `stage` as a store of this release. Only `stage` is written
- * (replaced when it exists); on refusal nothing is left behind.
+ * (replaced when it exists); on refusal nothing is left behind. Messages call the file `name`
+ * (the user's name of a file the gateway received as a copy).
  */
-export function prepareRestore(file: string, stage: string): RestoreCheck {
-  const head = readHeader(file);
+export function prepareRestore(path: string, stage: string, name = path): RestoreCheck {
+  const head = readHeader(path, name);
   if (typeof head === 'string') return refuse(head);
   if (head.length < 100 || !head.subarray(0, 16).equals(SQLITE_HEADER))
-    return refuse(`${file} is not a backup of opencube (not an SQLite database)`);
+    return refuse(`${name} is not a backup of opencube (not an SQLite database)`);
   const partial = `${stage}.partial`;
   let db: Db | undefined;
   try {
-    copyFileSync(file, partial);
+    copyFileSync(path, partial);
     db = new Database(partial, { fileMustExist: true });
-    const checked = checkCopy(db, file);
+    const checked = checkCopy(db, name);
     if (!checked.ok) return checked;
     db.exec(`DROP TABLE IF EXISTS ${BACKUP_TABLE}`);
     // An older schema becomes this release's here, before anything is replaced.
     migrate(db);
     const fk = db.pragma('foreign_key_check') as unknown[];
-    if (fk.length > 0) return refuse(`${file} is damaged: ${fk.length} rows refer to rows that are not there`);
+    if (fk.length > 0) return refuse(`${name} is damaged: ${fk.length} rows refer to rows that are not there`);
     db.close();
     db = undefined;
     renameSync(partial, stage);
@@ -122,8 +123,8 @@ export function prepareRestore(file: string, stage: string): RestoreCheck {
   } catch (err) {
     const code = (err as { code?: string }).code ?? '';
     if (code.startsWith('SQLITE_NOTADB') || code.startsWith('SQLITE_CORRUPT'))
-      return refuse(`${file} is damaged: ${(err as Error).message}`);
-    return refuse(`${file} cannot be restored: ${(err as Error).message}`);
+      return refuse(`${name} is damaged: ${(err as Error).message}`);
+    return refuse(`${name} cannot be restored: ${(err as Error).message}`);
   } finally {
     db?.close();
     for (const f of [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`]) rmSync(f, { force: true });
