@@ -4,6 +4,7 @@
  * commands sent, stream clients connect and the store is written.
  */
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import { call, rest, startGateway } from '../helpers/foundation.ts';
 import { openEvents } from '../helpers/sse.ts';
@@ -17,6 +18,9 @@ describe('who may read the metrics', () => {
     const r = await call(g.url, 'GET', '/metrics', { token: g.token() });
     assert.equal(r.status, 404);
     assert.equal(r.text, 'metrics are off: start the gateway with --metrics token (or open); see docs/operations.md\n');
+    // The first test of this file (its own process): nothing loaded prom-client before it.
+    const loaded = Object.keys(createRequire(import.meta.url).cache).filter((f) => f.includes('/prom-client/'));
+    assert.deepEqual(loaded, [], 'prom-client (about 12 MB) is not even loaded');
   });
 
   it('with `metrics: token`, only a request with an access token of the Open API', async (t) => {

@@ -3,9 +3,11 @@
  * own (never prom-client's global one: two gateways in one process, as in tests, keep theirs
  * apart). Counters move as things happen (requests, events, commands, store writes); gauges and
  * driver counters are read when scraped. Served at `GET /metrics` (src/http/health), off by
- * default (docs/operations.md).
+ * default (docs/operations.md). prom-client is loaded only when metrics are on: it costs about
+ * 12 MB of memory, which a gateway on a small board without a scraper should not pay.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { createRequire } from 'node:module';
+import type { Counter, Histogram, Registry } from 'prom-client';
 import type { CommandObserver, DeviceService, DriverCommand, Outcome } from '../../core/devices/index.ts';
 import type { EventBus } from '../../core/event-bus.ts';
 
@@ -23,7 +25,7 @@ const COMMAND_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 4, 5
 const WRITE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 
 export class GatewayMetrics implements CommandObserver {
-  readonly registry = new Registry();
+  readonly registry: Registry;
   private readonly requests: Counter<'route' | 'method' | 'outcome'>;
   private readonly events: Counter<'event'>;
   private readonly commands: Counter<'driver' | 'command' | 'outcome'>;
@@ -31,6 +33,10 @@ export class GatewayMetrics implements CommandObserver {
   private readonly writeSeconds: Histogram;
 
   constructor(sources: MetricsSources) {
+    const { Counter, Gauge, Histogram, Registry } = createRequire(import.meta.url)(
+      'prom-client',
+    ) as typeof import('prom-client');
+    this.registry = new Registry();
     const registers = [this.registry];
     this.requests = new Counter({
       name: 'opencube_http_requests_total',
