@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -85,6 +86,8 @@ describe('what is taken out of a log line', () => {
     assert.equal(parsed[1].err.message, `refused by http://g:${REDACTED}@host/`);
     for (const secret of [':b@', 'tok-1', ':d@', ':f@', ':h@'])
       assert.equal(lines.join('\n').includes(secret), false, secret);
+    const pretty = Object.keys(createRequire(import.meta.url).cache).filter((f) => f.includes('/pino-pretty/'));
+    assert.deepEqual(pretty, [], 'the JSON logger does not load pino-pretty (about 10 MB)');
   });
 });
 
