@@ -1,40 +1,47 @@
-import { unlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import { type ControlServer, startControlServer } from './control/server.ts';
 import { ActivityLog } from './core/activity.ts';
 import { AlarmService } from './core/alarm/index.ts';
 import { AudioArbiter, type AudioSink, EventBeeps, MediaPlayer, SoundLibrary } from './core/audio/index.ts';
+import { DeviceDebugLog, loggingInbox } from './core/devices/debug-log.ts';
 import { DeviceRegistry, DeviceService } from './core/devices/index.ts';
 import { EventBus } from './core/event-bus.ts';
 import { type GatewayInfo, isOwnHost, lanInterface, threePartVersion } from './core/gateway-info.ts';
-import { applyStagedRestore, backup, stageRestore } from './core/maintenance/backup.ts';
 import { factoryReset } from './core/maintenance/reset.ts';
+import { type BackupContents, writeBackup } from './core/maintenance/store-backup.ts';
+import { applyStagedRestore, prepareRestore, type RestoreCheck, stagedPath } from './core/maintenance/store-restore.ts';
 import { RuntimeMonitor } from './core/runtime.ts';
 import { SecurityService } from './core/security.ts';
 import { SpeakerService } from './core/speaker.ts';
 import { TokenService } from './core/tokens.ts';
 import { ClipStore, detectEspeak, EspeakEngine, TtsEngines, TtsService } from './core/tts/index.ts';
+import { UiCards } from './core/ui-cards.ts';
 import { createSink, HttpAudioFetcher, onPath } from './drivers/audio/index.ts';
 import type { CameraDriver } from './drivers/camera/index.ts';
 import { type DriverOptions, loadDrivers } from './drivers/load.ts';
-import { DirectiveClient, ThirdPartyInbox } from './drivers/thirdparty/index.ts';
+import { DirectiveClient, THIRDPARTY_DRIVER, ThirdPartyInbox } from './drivers/thirdparty/index.ts';
 import { ConsoleAccess } from './http/console/access.ts';
 import { consoleProjection } from './http/console/events.ts';
 import { consoleApiPlugin } from './http/console/plugin.ts';
 import { consoleStaticPlugin } from './http/console/static.ts';
+import { healthPlugin, type ReadyCheck } from './http/health/plugin.ts';
+import { bearerToken } from './http/open-api/auth.ts';
 import { openApiProjection } from './http/open-api/events.ts';
 import { openApiPlugin } from './http/open-api/plugin.ts';
 import type { AnswerCheck } from './http/open-api/route.ts';
 import type { OpenApiServices } from './http/open-api/services.ts';
 import { buildServer } from './http/server.ts';
 import { StreamWriter } from './http/stream/writer.ts';
+import { GatewayMetrics } from './integrations/metrics/index.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
+import { createLogger, isLogLevel, type LogLevel } from './lib/logger.ts';
 import { type MdnsHandle, mdnsHostName, startMdns } from './mdns.ts';
-import { type SettingDef, type Settings, settingDefs } from './settings/index.ts';
+import { changedSettings, type SettingDef, type Settings, settingDefs } from './settings/index.ts';
 import { type Db, KvStore, openDb } from './store/db.ts';
 
 export interface GatewayOptions {
@@ -90,6 +97,23 @@ export interface Gateway {
   reset(): Promise<void>;
   /** Sets the console password and ends every console session (`opencube passwd`). */
   setConsolePassword(password: string): Promise<void>;
+  /** Writes a backup of the store (and the settings that differ from defaults) to `file`. */
+  backup(file: string): Promise<BackupContents>;
+  /**
+   * Checks a backup and stages it to replace the store at the next start (nothing changes when it
+   * is refused). The caller restarts the gateway (restart()).
+   */
+  stageRestore(file: string, name?: string): RestoreCheck;
+  /** Asks the process to restart (as G8 does); undefined when nothing would restart it. */
+  restart?: () => void;
+  /** Changes the log level while running; returns the level there was. */
+  setLogLevel(level: LogLevel): string;
+  /** Readiness: the store, then each driver (GET /ready). */
+  readiness(): ReadyCheck[];
+  /** The metrics, when the `metrics` setting turns them on. */
+  metrics?: GatewayMetrics;
+  /** Dashboard cards of add-ons. */
+  cards: UiCards;
   info(): GatewayInfo;
 }
 
@@ -99,19 +123,47 @@ export interface Gateway {
  */
 const STOP_GRACE_MS = 5000;
 
+/** Whether the pid file names a live process other than this one (a gateway serving the folder). */
+function otherGatewayRuns(pidFile: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(pidFile, 'utf8').trim());
+  } catch {
+    return false;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Runs `fn` with a file name in a scratch folder of the data folder, removed afterwards. */
+async function withScratch<T>(dataDir: string, fn: (file: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(dataDir, '.scratch-'));
+  try {
+    return await fn(join(dir, 'store.db'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** The composition root: builds every service from the settings. Nothing listens until start(). */
 export function createGateway(settings: Settings, opts: GatewayOptions = {}): Gateway {
-  const log = opts.log ?? pino({ level: settings.log_level }, pino.destination(2));
+  const log = opts.log ?? createLogger({ level: settings.log_level, format: settings.log_format });
   const dataDir = resolve(settings.data_dir);
   const paths = {
     db: join(dataDir, 'gateway.db'),
     socket: join(dataDir, 'opencube.sock'),
     pid: join(dataDir, 'opencube.pid'),
   };
-  // A restore staged from the console before the restart that brought us here.
-  const restored = applyStagedRestore(paths.db);
+  // A restore staged by the running gateway before the restart that brought us here; never under
+  // a gateway that still runs on this folder (this one will then refuse to start).
+  const restored = !otherGatewayRuns(paths.pid) && applyStagedRestore(paths.db);
   const db = openDb(paths.db);
-  if (restored) log.warn({ db: paths.db }, 'store restored from a backup');
+  if (restored) log.warn({ db: paths.db }, 'the store was restored from a backup');
   const kv = new KvStore(db);
   // Event ids rise across restarts, so a Last-Event-ID from before a restart is seen as a gap: each
   // start takes a range above the clock and above the previous start (a box without a real-time
@@ -125,7 +177,9 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   const sink = opts.audio?.sink ?? createSink(settings.audio, log);
   const audio = new AudioArbiter({ sink, clock, library: new SoundLibrary(), log });
   const speaker = new SpeakerService(kv, audio);
-  const registry = new DeviceRegistry(db, bus);
+  // Set once the device service exists; the registry's store writes are timed from the start.
+  let metrics: GatewayMetrics | undefined;
+  const registry = new DeviceRegistry(db, bus, { onStoreWrite: (ms) => metrics?.storeWrite(ms) });
   const beeps = new EventBeeps(
     bus,
     (name) => speaker.play({ kind: 'beep', name, volume: settings.audio.beep_volume, countdown: 0 }),
@@ -180,10 +234,32 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
 
   const devices = new DeviceService(registry, log, clock);
   const activity = new ActivityLog(bus, log, () => registry.list());
+  const debugLog = new DeviceDebugLog(
+    () => clock.now(),
+    (serial) => registry.get(serial)?.driver === THIRDPARTY_DRIVER,
+    bus,
+  );
+  devices.observe(debugLog);
+  if (settings.metrics !== 'off') {
+    metrics = new GatewayMetrics({
+      devices,
+      bus,
+      streams: [
+        { audience: 'open-api', clients: () => sse.size, dropped: () => sse.dropped },
+        { audience: 'console', clients: () => consoleStream.size, dropped: () => consoleStream.dropped },
+      ],
+    });
+    devices.observe(metrics);
+  }
+  const cards = new UiCards(db, () => clock.now());
   const tts = new TtsEngines(db);
   // The camera routes reach the camera driver once it is loaded (at start).
   const cameras = () => devices.driver('camera') as CameraDriver | undefined;
-  const inbox = new ThirdPartyInbox(registry, log);
+  const inbox = loggingInbox(new ThirdPartyInbox(registry, log), debugLog, (endpoint) =>
+    typeof endpoint.serial_number === 'string'
+      ? registry.get(endpoint.serial_number)
+      : registry.listByDriver(THIRDPARTY_DRIVER).find((d) => d.third_serial_number === endpoint.third_serial_number),
+  );
   const clips = new ClipStore();
   const fetcher = new HttpAudioFetcher(clock);
   const media = new MediaPlayer({
@@ -234,6 +310,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     clips,
     media,
     cameras,
+    debugLog,
+    cards,
   };
   const consoleServices = {
     ...services,
@@ -248,16 +326,51 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
         value: d.key.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown>)?.[k], settings),
         description: d.description,
       })),
-    maintenance: { backup: () => backup(db), restore: (bytes: Buffer) => stageRestore(paths.db, bytes) },
-  };
-  const app = buildServer(log, [
-    {
-      prefix: '/open-api',
-      plugin: openApiPlugin({ services, stream: sse, ...(opts.answerCheck ? { answerCheck: opts.answerCheck } : {}) }),
+    maintenance: {
+      backup: () =>
+        withScratch(dataDir, async (file) => {
+          await gateway.backup(file);
+          return readFileSync(file);
+        }),
+      restore: (bytes: Buffer) =>
+        withScratch(dataDir, async (file) => {
+          writeFileSync(file, bytes, { mode: 0o600 });
+          return gateway.stageRestore(file, 'the uploaded file');
+        }),
     },
-    { prefix: '/console/api', plugin: consoleApiPlugin({ services: consoleServices, stream: consoleStream }) },
-    { prefix: '', plugin: consoleStaticPlugin(opts.consoleDir) },
-  ]);
+  };
+  const readiness = (): ReadyCheck[] => {
+    let store: ReadyCheck;
+    try {
+      db.prepare('SELECT 1').get();
+      store = { name: 'store', ok: true };
+    } catch (err) {
+      store = { name: 'store', ok: false, reason: (err as Error).message };
+    }
+    return [store, ...devices.readiness().map(({ driver, ...r }) => ({ name: driver, ...r }))];
+  };
+  const metricsAccess = metrics && {
+    authorized: (h: string | undefined) => settings.metrics === 'open' || tokens.verify(bearerToken(h)) !== null,
+    text: () => metrics.text(),
+    contentType: metrics.contentType,
+  };
+  const app = buildServer(
+    log,
+    [
+      {
+        prefix: '/open-api',
+        plugin: openApiPlugin({
+          services,
+          stream: sse,
+          ...(opts.answerCheck ? { answerCheck: opts.answerCheck } : {}),
+        }),
+      },
+      { prefix: '/console/api', plugin: consoleApiPlugin({ services: consoleServices, stream: consoleStream }) },
+      { prefix: '', plugin: healthPlugin({ checks: readiness, ...(metricsAccess ? { metrics: metricsAccess } : {}) }) },
+      { prefix: '', plugin: consoleStaticPlugin(opts.consoleDir) },
+    ],
+    metrics ? { onAnswered: (route, method, outcome) => metrics?.request(route, method, outcome) } : {},
+  );
 
   let control: ControlServer | undefined;
   let mdns: MdnsHandle | undefined;
@@ -285,6 +398,24 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     log,
     paths,
     info,
+    cards,
+    ...(metrics ? { metrics } : {}),
+    readiness,
+    ...(opts.onRestart ? { restart: opts.onRestart } : {}),
+    setLogLevel(level) {
+      if (!isLogLevel(level)) throw new Error(`unknown log level ${String(level)}`);
+      const was = log.level;
+      log.level = level;
+      log.info({ level, was }, 'log level changed');
+      return was;
+    },
+    backup: (file) =>
+      writeBackup(db, file, { gatewayVersion: pkg.version, settings: changedSettings(settings), now: clock.now() }),
+    stageRestore(file, name) {
+      const r = prepareRestore(file, stagedPath(paths.db), name);
+      if (r.ok) log.warn({ contents: r.contents }, 'a backup is staged: it replaces the store at the next start');
+      return r;
+    },
     async start() {
       control = await startControlServer(paths.socket, gateway);
       runtime.start();

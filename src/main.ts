@@ -26,6 +26,9 @@ Usage:
   opencube tokens [list|revoke ID] [--data-dir ./data]
   opencube passwd [--data-dir ./data]         set the web console's password (ends its sessions)
   opencube reset [--data-dir ./data]          factory reset: clears tokens and devices
+  opencube backup FILE [--data-dir ./data]    a backup of the store (also while the gateway runs)
+  opencube restore FILE [--data-dir ./data]   restores a backup (a running gateway restarts onto it)
+  opencube log-level [LEVEL] [--data-dir ./data]  shows or changes the running gateway's log level
   opencube settings                           print every setting, flag and environment variable
   opencube zigbee ports                       list the serial ports a Zigbee coordinator may be on
   opencube zigbee import DIR [--data-dir ./data]   take over the network of a Zigbee2MQTT data folder
@@ -208,6 +211,20 @@ async function main(): Promise<void> {
         },
       );
       process.stdout.write('factory reset done: every token, device and TTS engine is cleared\n');
+      return;
+    }
+    case 'backup':
+    case 'restore':
+    case 'log-level': {
+      const m = await import('./cli/maintenance.ts');
+      if (command !== 'log-level' && !rest[0]) throw new Error(`usage: opencube ${command} FILE`);
+      process.stdout.write(
+        command === 'backup'
+          ? await m.backupCommand(settings, socket, rest[0] as string)
+          : command === 'restore'
+            ? await m.restoreCommand(settings, socket, rest[0] as string)
+            : await m.logLevelCommand(socket, rest[0]),
+      );
       return;
     }
     default:

@@ -119,10 +119,14 @@ export async function loadAlarm(): Promise<void> {
   alarm.value = r.alarm;
 }
 
+/** Counts the link events of each kind: an answer read before one is older than what it says. */
+const linkEvents = { waiting: 0, window: 0 };
+
 async function loadLink(): Promise<void> {
+  const seen = { ...linkEvents };
   const r = await api<{ waiting: string[]; window: Window }>('GET', '/link');
-  waiting.value = r.waiting;
-  linkWindow.value = r.window;
+  if (seen.waiting === linkEvents.waiting) waiting.value = r.waiting;
+  if (seen.window === linkEvents.window) linkWindow.value = r.window;
 }
 
 let stream: EventSource | undefined;
@@ -184,9 +188,11 @@ export function connect(): void {
     for (const l of deviceListeners) l(serial, 'deleteDevice', d);
   });
   on(es, 'link#waiting', (d) => {
+    linkEvents.waiting++;
     waiting.value = (d.payload as { apps: string[] }).apps;
   });
   on(es, 'link#window', (d) => {
+    linkEvents.window++;
     linkWindow.value = d.payload as Window;
   });
   on(es, 'pairing#window', (d) => {

@@ -1,4 +1,6 @@
+import { createReadStream, createWriteStream } from 'node:fs';
 import { request } from 'node:http';
+import { pipeline } from 'node:stream/promises';
 
 /** Raised when no gateway answers on the control socket. */
 export class NotRunningError extends Error {}
@@ -29,5 +31,65 @@ export function controlRequest<T>(socketPath: string, method: string, path: stri
       } else reject(err);
     });
     req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+/** How long a transfer of a backup may sit without a byte moving before it is given up. */
+const TRANSFER_IDLE_MS = 120_000;
+
+function notRunning(err: NodeJS.ErrnoException, socketPath: string): Error {
+  return err.code === 'ENOENT' || err.code === 'ECONNREFUSED'
+    ? new NotRunningError(`no gateway is running on this data folder (no answer on ${socketPath})`)
+    : err;
+}
+
+/** Reads an error answer's message (`{error}`), or its text. */
+function errorOf(body: Buffer): string {
+  const text = body.toString('utf8');
+  try {
+    return (JSON.parse(text) as { error?: string }).error ?? text;
+  } catch {
+    return text.slice(0, 500);
+  }
+}
+
+/**
+ * Sends a request whose body (when given) is the file at `upload`, and returns the answer's status,
+ * headers and body, the body streamed to `download` when given (a backup can be large).
+ */
+export function controlTransfer(
+  socketPath: string,
+  method: string,
+  path: string,
+  files: { upload?: string; download?: string },
+): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath, method, path, timeout: TRANSFER_IDLE_MS }, (res) => {
+      const status = res.statusCode ?? 500;
+      if (status < 400 && files.download) {
+        const out = createWriteStream(files.download, { mode: 0o600 });
+        pipeline(res, out).then(
+          () => resolve({ headers: res.headers, body: Buffer.alloc(0) }),
+          (err: Error) => reject(err),
+        );
+        return;
+      }
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const body = Buffer.concat(chunks);
+        if (status >= 400) reject(new Error(errorOf(body)));
+        else resolve({ headers: res.headers, body });
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('the gateway stopped answering during the transfer')));
+    req.on('error', (err: NodeJS.ErrnoException) => reject(notRunning(err, socketPath)));
+    if (files.upload) {
+      const input = createReadStream(files.upload);
+      // Not the socket's error: a file that cannot be read must not read as "no gateway runs".
+      input.on('error', (err) => req.destroy(new Error(`cannot read ${files.upload}: ${err.message}`)));
+      input.pipe(req);
+    } else req.end();
   });
 }

@@ -1,7 +1,13 @@
-import { chmodSync, existsSync, unlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, createReadStream, createWriteStream, existsSync, rmSync, unlinkSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
+import { dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { BackupContents } from '../core/maintenance/store-backup.ts';
+import type { RestoreCheck } from '../core/maintenance/store-restore.ts';
 import type { PressResult, TokenInfo, TokenService } from '../core/tokens.ts';
+import { isLogLevel, type LogLevel } from '../lib/logger.ts';
 
 /** What the control channel needs of the gateway. */
 export interface ControlTarget {
@@ -10,6 +16,32 @@ export interface ControlTarget {
   /** Sets the console password (ending every console session). */
   setConsolePassword?(password: string): Promise<void>;
   settings: { name: string; port: number };
+  /** Writes a backup of the store to `file`. */
+  backup?(file: string): Promise<BackupContents>;
+  /** Checks a backup and stages it for the next start; messages call it `name`. */
+  stageRestore?(file: string, name?: string): RestoreCheck;
+  /** Restarts the gateway (absent when nothing would start it again). */
+  restart?: () => void;
+  log?: { level: string };
+  setLogLevel?(level: LogLevel): string;
+}
+
+/** Largest backup the control socket takes for a restore. */
+const MAX_UPLOAD_BYTES = 1024 * 1024 * 1024;
+
+/** A file of the data folder for one transfer; the gateway's user only. */
+function transferFile(socketPath: string, kind: string): string {
+  return join(dirname(socketPath), `.${kind}-${randomBytes(6).toString('hex')}.tmp`);
+}
+
+/** Writes the request's body to `file`, refusing more than MAX_UPLOAD_BYTES. */
+async function receive(req: IncomingMessage, file: string): Promise<void> {
+  let size = 0;
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > MAX_UPLOAD_BYTES) req.destroy(new Error(`a backup larger than ${MAX_UPLOAD_BYTES} bytes`));
+  });
+  await pipeline(req, createWriteStream(file, { mode: 0o600 }));
 }
 
 export interface ControlServer {
@@ -63,7 +95,7 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 /**
  * The local control channel: HTTP over a unix socket in the data folder, readable and writable
  * by the gateway's user only (mode 0600). It stands in for the hardware link button and serves
- * the `opencube link|tokens|reset` commands. It refuses to start when another gateway already
+ * the `opencube link|tokens|reset|backup|restore|log-level` commands. It refuses to start when another gateway already
  * serves the same data folder, so two gateways never share one store.
  */
 export async function startControlServer(path: string, target: ControlTarget): Promise<ControlServer> {
@@ -86,13 +118,52 @@ export async function startControlServer(path: string, target: ControlTarget): P
         await target.setConsolePassword(body.password);
         return send(res, 200, { set: true });
       }
+      if (url.pathname === '/log-level' && target.log && target.setLogLevel) {
+        if (req.method === 'GET') return send(res, 200, { level: target.log.level });
+        if (req.method === 'PUT') {
+          const level = url.searchParams.get('level');
+          if (!isLogLevel(level)) return send(res, 400, { error: `unknown log level ${JSON.stringify(level)}` });
+          const was = target.setLogLevel(level);
+          return send(res, 200, { level, was });
+        }
+      }
+      if (req.method === 'GET' && url.pathname === '/backup' && target.backup) {
+        const file = transferFile(path, 'backup');
+        try {
+          const contents = await target.backup(file);
+          res.writeHead(200, {
+            'Content-Type': 'application/vnd.sqlite3',
+            'X-Backup-Contents': JSON.stringify(contents),
+          });
+          await pipeline(createReadStream(file), res);
+        } finally {
+          rmSync(file, { force: true });
+        }
+        return;
+      }
+      if (req.method === 'POST' && url.pathname === '/restore' && target.stageRestore) {
+        const file = transferFile(path, 'restore');
+        let check: RestoreCheck;
+        try {
+          await receive(req, file);
+          check = target.stageRestore(file, url.searchParams.get('name') ?? 'the backup');
+        } finally {
+          rmSync(file, { force: true });
+        }
+        if (!check.ok) return send(res, 400, { error: check.message });
+        const restart = target.restart;
+        // The answer first: the restart closes this socket.
+        if (restart) res.once('finish', () => restart());
+        return send(res, 200, { ...check, restarting: restart !== undefined });
+      }
       if (req.method === 'POST' && url.pathname === '/reset') {
         await target.reset();
         return send(res, 200, { reset: true });
       }
       send(res, 404, { error: `unknown control request ${req.method} ${url.pathname}` });
     } catch (err) {
-      send(res, 500, { error: (err as Error).message });
+      if (!res.headersSent) send(res, 500, { error: (err as Error).message });
+      else res.destroy();
     }
   });
   await new Promise<void>((done, fail) => {

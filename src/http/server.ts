@@ -10,6 +10,19 @@ import type { Log } from '../lib/log.ts';
 import { installBodyParser } from './body.ts';
 import { fail, sendFailure } from './open-api/envelope.ts';
 
+declare module 'fastify' {
+  interface FastifyReply {
+    /** The outcome of the request for metrics: the envelope's error code on the Open API ('' elsewhere). */
+    outcome: string;
+  }
+}
+
+/** What the server tells of every request it answered (metrics). */
+export interface ServerOptions {
+  /** `route` is the route's pattern (`/open-api/v2/rest/devices/:serial_number`), or `(no route)`. */
+  onAnswered?(route: string, method: string, outcome: string): void;
+}
+
 /** A surface: a plugin and where it lives. */
 export interface Surface {
   prefix: string;
@@ -32,7 +45,7 @@ export function normalizeUrl(url: string): string {
 }
 
 /** Builds the server with its surfaces. It does not listen; the caller does (tests use inject()). */
-export function buildServer(log: Log, surfaces: readonly Surface[]): FastifyInstance {
+export function buildServer(log: Log, surfaces: readonly Surface[], opts: ServerOptions = {}): FastifyInstance {
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -67,6 +80,20 @@ export function buildServer(log: Log, surfaces: readonly Surface[]): FastifyInst
     },
   });
   installBodyParser(app);
+  app.decorateReply('outcome', '');
+  const onAnswered = opts.onAnswered;
+  app.addHook('onResponse', (req, reply, done) => {
+    const route = req.routeOptions.url ?? '(no route)';
+    const outcome = reply.outcome || String(reply.statusCode);
+    onAnswered?.(route, req.method, outcome);
+    // The URL may carry `?access_token=`: the logger takes it out.
+    if (log.isLevelEnabled?.('debug'))
+      log.debug(
+        { method: req.method, url: req.url, status: reply.statusCode, outcome, ms: Math.round(reply.elapsedTime) },
+        'request',
+      );
+    done();
+  });
   const routes: { method: string; url: string }[] = [];
   served.set(app, routes);
   app.addHook('onRoute', (r) => {

@@ -5,6 +5,8 @@ export interface Log {
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
+  /** Whether a line at `level` would be written (pino's); absent: assume it would. */
+  isLevelEnabled?(level: string): boolean;
 }
 
 /** A logger that drops everything. */

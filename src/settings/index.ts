@@ -13,6 +13,8 @@ export interface Settings {
   mdns: boolean;
   mdns_interface: string;
   log_level: string;
+  log_format: 'json' | 'pretty';
+  metrics: 'off' | 'token' | 'open';
   link_window_seconds: number;
   sse: { heartbeat_seconds: number; replay_size: number; client_queue: number };
   thirdparty: { timeout_ms: number };
@@ -176,4 +178,21 @@ export function settingsTable(): string {
     return `| \`--${flagName(def)}\` | \`${envName(def)}\` | \`${dflt}\` | ${range} | ${def.description} |`;
   });
   return ['| Flag | Environment | Default | Values | Meaning |', '|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/**
+ * The settings that differ from their defaults, as environment variables (`OPENCUBE_ZIGBEE_MODE`
+ * -> `z2m`), without `data_dir` (a backup restored elsewhere keeps its new folder). A backup
+ * records them.
+ */
+export function changedSettings(settings: Settings): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const def of settingDefs as readonly SettingDef[]) {
+    if (def.key === 'data_dir') continue;
+    const value = getPath(settings as unknown as Record<string, unknown>, def.key);
+    const text = Array.isArray(value) ? value.join(',') : String(value);
+    const dflt = Array.isArray(def.default) ? def.default.join(',') : String(def.default);
+    if (text !== dflt) out[envName(def)] = text;
+  }
+  return out;
 }

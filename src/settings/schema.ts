@@ -60,7 +60,23 @@ export const settingDefs = [
     type: 'enum',
     default: 'info',
     values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
-    description: 'Log level (logs go to stderr as JSON lines).',
+    description: 'Log level (logs go to stderr); it can be changed while running with `opencube log-level LEVEL`.',
+  },
+  {
+    key: 'log_format',
+    type: 'enum',
+    default: 'json',
+    values: ['json', 'pretty'],
+    description:
+      'Logs as JSON lines (`json`, for journald and log shippers) or coloured single lines for people at a terminal (`pretty`).',
+  },
+  {
+    key: 'metrics',
+    type: 'enum',
+    default: 'off',
+    values: ['off', 'token', 'open'],
+    description:
+      'Prometheus metrics at `GET /metrics`: `off`; `token` (an access token of the Open API as `Authorization: Bearer`); `open` (anyone who can reach the port).',
   },
   {
     key: 'link_window_seconds',

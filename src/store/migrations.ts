@@ -115,4 +115,21 @@ export const migrations: readonly { version: number; sql: string }[] = [
   );
     `,
   },
+  {
+    // Dashboard cards that add-ons register (`POST ui/cards`, src/core/ui-cards.ts). The settings
+    // are kept as the add-on sent them (JSON), sizes written with U+00D7.
+    version: 5,
+    sql: `
+  CREATE TABLE ui_cards (
+    id TEXT PRIMARY KEY,
+    label TEXT,
+    web_settings TEXT NOT NULL,
+    cast_settings TEXT,
+    app_name TEXT,
+    token_id TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+    `,
+  },
 ];

@@ -291,7 +291,7 @@ describe('the API on the simulated network', () => {
       });
     const junk = await restore(Buffer.from('hello, this is not a database'));
     assert.equal(junk.status, 400);
-    assert.match(((await junk.json()) as { error: string }).error, /not a backup of the gateway/);
+    assert.match(((await junk.json()) as { error: string }).error, /not a backup of opencube/);
     const damaged = Buffer.from(bytes);
     damaged.fill(0, 200, 4000);
     assert.equal((await restore(damaged)).status, 400);

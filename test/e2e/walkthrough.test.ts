@@ -36,9 +36,11 @@ test('the README walk-through runs as written: token, link, devices, a light on 
     [
       'set -e',
       // Every process the walk-through starts is in this process group (its own session): all stop
-      // with it, the script itself excepted (it keeps the walk-through's exit status).
-      'trap \'trap "" TERM; kill 0 2>/dev/null\' EXIT',
+      // with it, the script itself excepted (it keeps the walk-through's exit status), which waits
+      // for the gateway's graceful stop (its pid file goes last): nothing of it runs, or writes its
+      // data folder, after the script.
       `export OPENCUBE_DATA_DIR=${JSON.stringify(join(dir, 'data'))}`,
+      'trap \'trap "" TERM; kill 0 2>/dev/null; wait; for i in $(seq 1 100); do [ -e "$OPENCUBE_DATA_DIR/opencube.pid" ] || break; sleep 0.1; done\' EXIT',
       `cd ${JSON.stringify(ROOT)}`,
       `(${blocks[0]?.trim()}) > ${JSON.stringify(join(dir, 'start.log'))} 2>&1 &`,
       'for i in $(seq 1 240); do curl -s -o /dev/null http://localhost:8081/open-api/v2/rest/bridge && break; sleep 0.5; done',

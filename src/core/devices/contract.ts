@@ -116,6 +116,20 @@ export interface Driver {
    * (Zigbee) announces them again, as fresh devices.
    */
   afterReset?(): Promise<void>;
+  /**
+   * Whether the driver is connected to what it drives (its broker, its network), for `GET /ready`;
+   * `reason` says what is missing, in words for an operator (never a credential). A driver
+   * without it is always ready.
+   */
+  ready?(): Readiness;
+  /** Counters that only rise (e.g. `mqtt_reconnects`), served as metrics `opencube_<name>_total{driver}`. */
+  counters?(): Readonly<Record<string, number>>;
+}
+
+/** A driver's readiness. */
+export interface Readiness {
+  ok: boolean;
+  reason?: string;
 }
 
 /**

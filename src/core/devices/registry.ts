@@ -44,11 +44,13 @@ export class DeviceRegistry implements DriverHost {
   private pending: (() => void)[] | null = null;
   private listJsonCache: string | null = null;
 
+  /** `opts.onStoreWrite` is told how long each write of the store took (ms), for metrics. */
   constructor(
     private readonly db: Db,
     private readonly bus: EventBus,
+    opts: { onStoreWrite?: (ms: number) => void } = {},
   ) {
-    this.store = new DeviceStore(db);
+    this.store = new DeviceStore(db, opts.onStoreWrite);
     for (const d of this.store.loadAll()) this.index(d);
   }
 

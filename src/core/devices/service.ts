@@ -15,7 +15,7 @@ import {
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
 import { isObject } from '../../lib/object.ts';
-import type { DeviceRecord, Driver, DriverCommand, Outcome } from './contract.ts';
+import type { DeviceRecord, Driver, DriverCommand, Outcome, Readiness } from './contract.ts';
 import type { DeviceRegistry } from './registry.ts';
 
 export type Done = { ok: true } | ({ ok: false } & Failure);
@@ -66,8 +66,19 @@ interface Plan {
   capabilities?: { changed: CapabilityObject[] };
 }
 
+/** Told of every command a driver ran: what it was, how it ended, how long it took (gateway clock). */
+export interface CommandObserver {
+  commandDone(command: DriverCommand, outcome: Outcome | { ok: false; fault: true }, ms: number): void;
+}
+
+/** The readiness of one driver. */
+export interface DriverReadiness extends Readiness {
+  driver: string;
+}
+
 export class DeviceService {
   private readonly drivers = new Map<string, Driver>();
+  private readonly observers: CommandObserver[] = [];
   private started = false;
 
   constructor(
@@ -85,6 +96,21 @@ export class DeviceService {
 
   driver(id: string): Driver | undefined {
     return this.drivers.get(id);
+  }
+
+  /** Adds an observer of every command (metrics, the third-party debug log). */
+  observe(observer: CommandObserver): void {
+    this.observers.push(observer);
+  }
+
+  /** Each running driver's readiness (a driver that does not say is ready). */
+  readiness(): DriverReadiness[] {
+    return [...this.drivers.values()].map((d) => ({ driver: d.id, ...(d.ready?.() ?? { ok: true }) }));
+  }
+
+  /** Each driver's counters (`mqtt_reconnects`), for metrics. */
+  counters(): { driver: string; counters: Readonly<Record<string, number>> }[] {
+    return [...this.drivers.values()].flatMap((d) => (d.counters ? [{ driver: d.id, counters: d.counters() }] : []));
   }
 
   /** Starts every registered driver (in registration order). */
@@ -114,7 +140,15 @@ export class DeviceService {
         message: `the ${device.driver} driver of this device is not running`,
       };
     }
-    const outcome = await driver.execute(command);
+    const started = this.clock.now();
+    let outcome: Outcome;
+    try {
+      outcome = await driver.execute(command);
+    } catch (err) {
+      this.notify(command, { ok: false, fault: true }, started);
+      throw err;
+    }
+    this.notify(command, outcome, started);
     if (!outcome.ok) {
       if (outcome.offline) this.registry.onlineChanged(device.serial_number, false);
       return outcome;
@@ -124,6 +158,17 @@ export class DeviceService {
       else if (command.kind === 'update-state') this.registry.stateReported(device.serial_number, outcome.state);
     }
     return outcome;
+  }
+
+  private notify(command: DriverCommand, outcome: Outcome | { ok: false; fault: true }, started: number): void {
+    const ms = this.clock.now() - started;
+    for (const o of this.observers) {
+      try {
+        o.commandDone(command, outcome, ms);
+      } catch (err) {
+        this.log?.error({ err }, 'command observer failed');
+      }
+    }
   }
 
   /**

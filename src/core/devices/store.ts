@@ -76,7 +76,11 @@ export class DeviceStore {
   private readonly onlineStmt;
   private readonly deleteStmt;
 
-  constructor(private readonly db: Db) {
+  /** `onWrite` is told how long each write took to commit (ms), for metrics. */
+  constructor(
+    private readonly db: Db,
+    private readonly onWrite?: (ms: number) => void,
+  ) {
     this.upsertStmt = db.prepare(`
       INSERT INTO devices (serial_number, driver, driver_ref, owner, third_serial_number, service_address, name,
         user_name, manufacturer, model, firmware_version, hostname, mac_address, app_name, display_category,
@@ -105,8 +109,23 @@ export class DeviceStore {
     return this.db.prepare<[], Row>('SELECT * FROM devices ORDER BY rowid').all().map(fromRow);
   }
 
+  /** Runs a write, timing it when it commits by itself (inside a transaction, the commit is timed). */
+  private timed<T>(fn: () => T): T {
+    if (!this.onWrite || this.db.inTransaction) return fn();
+    const start = performance.now();
+    try {
+      return fn();
+    } finally {
+      this.onWrite(performance.now() - start);
+    }
+  }
+
   save(d: StoredDevice): void {
     const r = d.record;
+    this.timed(() => this.upsert(d, r));
+  }
+
+  private upsert(d: StoredDevice, r: DeviceRecord): void {
     this.upsertStmt.run({
       serial_number: r.serial_number,
       driver: r.driver,
@@ -135,19 +154,19 @@ export class DeviceStore {
   }
 
   saveState(serial: string, state: Record<string, unknown>): void {
-    this.stateStmt.run(JSON.stringify(state), new Date().toISOString(), serial);
+    this.timed(() => this.stateStmt.run(JSON.stringify(state), new Date().toISOString(), serial));
   }
 
   saveOnline(serial: string, online: boolean): void {
-    this.onlineStmt.run(online ? 1 : 0, new Date().toISOString(), serial);
+    this.timed(() => this.onlineStmt.run(online ? 1 : 0, new Date().toISOString(), serial));
   }
 
   delete(serial: string): void {
-    this.deleteStmt.run(serial);
+    this.timed(() => this.deleteStmt.run(serial));
   }
 
   /** Runs `fn` in one transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    return this.timed(() => this.db.transaction(fn)());
   }
 }

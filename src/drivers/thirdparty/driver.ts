@@ -105,6 +105,12 @@ export class ThirdPartyDriver implements Driver {
     deadline?: number,
   ): Promise<DirectiveReply> {
     const version = typeof d.extra.version === 'string' ? d.extra.version : '1';
+    // The service address may carry a password: the logger takes it out of every line.
+    this.log?.debug(
+      { serial_number: d.serial_number, directive: name, address: d.service_address },
+      'third-party directive',
+    );
+    this.log?.trace?.({ serial_number: d.serial_number, directive: name, payload }, 'third-party directive payload');
     return this.client.send(
       d.service_address ?? '',
       name,

@@ -7,7 +7,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../../catalog/errors.ts';
-import type { DeviceRecord, Driver, DriverCommand, DriverHost, Outcome, Pairing } from '../../core/devices/contract.ts';
+import type {
+  DeviceRecord,
+  Driver,
+  DriverCommand,
+  DriverHost,
+  Outcome,
+  Pairing,
+  Readiness,
+} from '../../core/devices/contract.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
 import { planGet, planSet, propertiesOf, ReadBackQueue } from '../../zigbee/index.ts';
@@ -110,6 +118,21 @@ export class Zigbee2MqttDriver implements Driver {
   /** Whether the MQTT connection is up. */
   connected(): boolean {
     return this.link.connected();
+  }
+
+  /** Ready when the broker is connected and every instance said `online` on its bridge/state. */
+  ready(): Readiness {
+    if (!this.link.connected())
+      return { ok: false, reason: `the MQTT broker ${this.link.where || '(not started)'} is not connected` };
+    for (const b of this.bridges.values()) {
+      if (b.online === undefined) return { ok: false, reason: `no bridge/state from Zigbee2MQTT ${b.base} yet` };
+      if (!b.online) return { ok: false, reason: `Zigbee2MQTT ${b.base} is offline (bridge/state)` };
+    }
+    return { ok: true };
+  }
+
+  counters(): Record<string, number> {
+    return { mqtt_reconnects: this.link.reconnects };
   }
 
   async start(host: DriverHost): Promise<void> {

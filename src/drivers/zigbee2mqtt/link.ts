@@ -25,6 +25,9 @@ export class MqttLink {
   private readonly topics = new Set<string>();
   private backoff: number;
   private stopped = false;
+  private connects = 0;
+  /** The broker as an operator reads it: the URL without its credentials (set at start). */
+  private broker = '';
 
   constructor(private readonly opts: LinkOptions) {
     this.backoff = opts.reconnectMinMs;
@@ -33,6 +36,7 @@ export class MqttLink {
   /** Connects; does not wait for the broker (the gateway serves its stored devices meanwhile). */
   async start(): Promise<string> {
     const url = typeof this.opts.url === 'string' ? this.opts.url : await this.opts.url();
+    this.broker = withoutCredentials(url);
     const client = mqtt.connect(url, {
       clientId: `opencube-${randomUUID().slice(0, 8)}`,
       reconnectPeriod: this.backoff,
@@ -45,10 +49,11 @@ export class MqttLink {
     });
     this.client = client;
     client.on('connect', () => {
+      this.connects++;
       noDelay(client);
       this.backoff = this.opts.reconnectMinMs;
       client.options.reconnectPeriod = this.backoff;
-      this.opts.log.info({ url }, 'zigbee2mqtt: connected to the MQTT broker');
+      this.opts.log.info({ url: this.broker }, 'zigbee2mqtt: connected to the MQTT broker');
       if (this.topics.size > 0) client.subscribe([...this.topics], { qos: 0 });
       this.opts.onConnect();
     });
@@ -57,7 +62,9 @@ export class MqttLink {
       this.backoff = Math.min(this.backoff * 2, this.opts.reconnectMaxMs);
       client.options.reconnectPeriod = this.backoff;
     });
-    client.on('offline', () => this.opts.log.warn({ url }, 'zigbee2mqtt: MQTT broker unreachable, retrying'));
+    client.on('offline', () =>
+      this.opts.log.warn({ url: this.broker }, 'zigbee2mqtt: MQTT broker unreachable, retrying'),
+    );
     client.on('error', (err) => this.opts.log.warn({ err: err.message }, 'zigbee2mqtt: MQTT error'));
     client.on('message', (topic, payload) => this.opts.onMessage(topic, payload));
     return url;
@@ -72,6 +79,16 @@ export class MqttLink {
 
   connected(): boolean {
     return this.client?.connected === true;
+  }
+
+  /** Connections made again after the first one (the broker went away and came back). */
+  get reconnects(): number {
+    return Math.max(0, this.connects - 1);
+  }
+
+  /** The broker's URL without credentials ('' before start). */
+  get where(): string {
+    return this.broker;
   }
 
   /** Adds topics to read (sent at once when connected; again after every reconnect). */
@@ -92,6 +109,18 @@ export class MqttLink {
     const client = this.client;
     if (!client) return Promise.resolve(new Error('not connected'));
     return new Promise((resolve) => client.publish(topic, payload, { qos: 0 }, (err) => resolve(err ?? undefined)));
+  }
+}
+
+/** A URL with its user name and password left out (for logs and readiness reasons). */
+export function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return url.replace(/\/\/[^/@]*@/, '//');
   }
 }
 

@@ -23,12 +23,12 @@ export interface SettingRow {
   description: string;
 }
 
-/** Backup and restore of the store (src/core/maintenance/backup.ts). */
+/** Backup and restore of the store (src/core/maintenance/store-backup.ts, store-restore.ts). */
 export interface BackupApi {
-  /** The whole store as one SQLite file. */
-  backup(): Buffer;
+  /** A backup of the store as the bytes of one SQLite file (as `opencube backup` writes it). */
+  backup(): Promise<Buffer>;
   /** Checks a backup and stages it for the next start; the caller restarts. */
-  restore(bytes: Buffer): { ok: true } | { ok: false; message: string };
+  restore(bytes: Buffer): Promise<{ ok: true } | { ok: false; message: string }>;
 }
 
 export interface ConsoleServices {

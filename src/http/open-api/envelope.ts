@@ -31,5 +31,6 @@ export function apiVersion(req: FastifyRequest): string {
 
 /** Sends a failure as HTTP 200 with the envelope, as every client of this API expects. */
 export function sendFailure(reply: FastifyReply, error: ErrorCodeValue, message?: string): FastifyReply {
+  reply.outcome = String(error);
   return reply.code(200).type('application/json; charset=utf-8').send(fail(error, message));
 }

@@ -14,12 +14,14 @@ import { streamRoute } from './events.ts';
 import { openApiDocument } from './openapi.ts';
 import { type AnswerCheck, type RouteSpec, registerRoutes } from './route.ts';
 import { cameraRoutes } from './routes/cameras.ts';
+import { debugLogRoutes } from './routes/debug-log.ts';
 import { deviceRoutes } from './routes/devices.ts';
 import { gatewayRoutes } from './routes/gateway.ts';
 import { mediaRoutes } from './routes/media.ts';
 import { securityRoutes } from './routes/security.ts';
 import { thirdPartyRoutes } from './routes/thirdparty.ts';
 import { ttsRoutes } from './routes/tts.ts';
+import { uiRoutes } from './routes/ui.ts';
 import type { OpenApiServices } from './services.ts';
 
 /** API versions served; every REST and stream path exists under each (COMPAT.md). */
@@ -31,9 +33,11 @@ const MODULES: readonly ((s: OpenApiServices, onClose: (fn: () => void) => void)
   securityRoutes,
   deviceRoutes,
   thirdPartyRoutes,
+  debugLogRoutes,
   ttsRoutes,
   mediaRoutes,
   cameraRoutes,
+  uiRoutes,
 ];
 
 /** Every route declaration (also for the documents, with services that are never called). */

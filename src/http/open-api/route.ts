@@ -140,7 +140,7 @@ export function registerRoutes(
             bearerToken(req.headers.authorization) ??
             (spec.auth === 'token-or-query' && typeof q?.access_token === 'string' ? q.access_token : null);
           token = opts.verify(raw);
-          if (!token) return reply.code(200).type('application/json; charset=utf-8').send(fail(401, AUTH_INVALID));
+          if (!token) return sendEnvelope(reply, fail(401, AUTH_INVALID));
         }
         const input = {
           params: (req.params ?? {}) as Record<string, string>,
@@ -153,6 +153,9 @@ export function registerRoutes(
           ...(body?.(input.body) ?? []),
         ];
         if (errors.length > 0) return sendEnvelope(reply, fail(ErrorCode.INVALID_PARAMETERS, errors.join('; ')));
+        // A handler that writes the envelope itself (a cached body, straight to the socket) writes a
+        // success; a failure goes through sendEnvelope or sendFailure, which say so.
+        if (spec.envelope !== false && !spec.produces) reply.outcome = '0';
         const result = await spec.handle({
           ...input,
           token,
@@ -174,6 +177,7 @@ export function registerRoutes(
   }
 }
 
-function sendEnvelope(reply: FastifyReply, body: object): FastifyReply {
+function sendEnvelope(reply: FastifyReply, body: { error: number }): FastifyReply {
+  reply.outcome = String(body.error);
   return reply.code(200).type('application/json; charset=utf-8').send(body);
 }

@@ -4,6 +4,7 @@
  */
 import type { AlarmService } from '../../core/alarm/index.ts';
 import type { MediaPlayer } from '../../core/audio/index.ts';
+import type { DeviceDebugLog } from '../../core/devices/debug-log.ts';
 import type { DeviceEventInbox } from '../../core/devices/inbox.ts';
 import type { DeviceService } from '../../core/devices/index.ts';
 import type { GatewayInfo } from '../../core/gateway-info.ts';
@@ -12,6 +13,7 @@ import type { SecurityService } from '../../core/security.ts';
 import type { SpeakerService } from '../../core/speaker.ts';
 import type { TokenService } from '../../core/tokens.ts';
 import type { ClipStore, TtsEngines, TtsService } from '../../core/tts/index.ts';
+import type { UiCards } from '../../core/ui-cards.ts';
 import type { Log } from '../../lib/log.ts';
 import type { CameraApi } from './routes/cameras.ts';
 
@@ -35,4 +37,8 @@ export interface OpenApiServices {
   media: MediaPlayer;
   /** The camera driver once loaded. */
   cameras(): CameraApi | undefined;
+  /** The debug log of third-party devices (directives sent, events received). */
+  debugLog: DeviceDebugLog;
+  /** Dashboard cards of add-ons. */
+  cards: UiCards;
 }

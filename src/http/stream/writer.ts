@@ -70,6 +70,7 @@ export function frame(id: number, name: string, json: string): string {
 
 export class StreamWriter {
   private readonly clients = new Set<Client>();
+  private cut = 0;
   private unsubscribe: (() => void) | undefined;
   private cancelHeartbeat: (() => void) | undefined;
   private stopped = false;
@@ -100,6 +101,11 @@ export class StreamWriter {
 
   get size(): number {
     return this.clients.size;
+  }
+
+  /** Clients cut so far for being too slow (each misses the events after it, until it resumes). */
+  get dropped(): number {
+    return this.cut;
   }
 
   /** Ends the streams of these principals now (`*`: all). */
@@ -195,6 +201,7 @@ export class StreamWriter {
         'event stream client too slow: disconnected (it can resume with Last-Event-ID)',
       );
       this.clients.delete(c);
+      this.cut++;
       c.res.destroy();
       return;
     }

@@ -125,8 +125,8 @@ export function gatewayRoutes(s: ConsoleServices): ConsoleRoute[] {
       method: 'GET',
       path: '/backup',
       auth: 'session',
-      handle({ reply }) {
-        const bytes = s.maintenance.backup();
+      async handle({ reply }) {
+        const bytes = await s.maintenance.backup();
         const day = new Date(s.clock.now()).toISOString().slice(0, 10);
         reply
           .code(200)
@@ -141,9 +141,9 @@ export function gatewayRoutes(s: ConsoleServices): ConsoleRoute[] {
       method: 'POST',
       path: '/restore',
       auth: 'session',
-      handle({ req, reply }) {
+      async handle({ req, reply }) {
         if (!Buffer.isBuffer(req.body)) return refuse(415, 'send the backup file as application/octet-stream');
-        const r = s.maintenance.restore(req.body);
+        const r = await s.maintenance.restore(req.body);
         if (!r.ok) return refuse(400, r.message);
         reply.raw.once('finish', () => s.restart());
         return ok({ restarting: true });

@@ -18,6 +18,7 @@ const BODY_LIMIT = 8 * 1024 * 1024;
 function send(res: FastifyReply, messageId: string, version: string, result: InboundResult) {
   const header = { name: result.ok ? 'Response' : 'ErrorResponse', message_id: messageId, version };
   const payload = result.ok ? result.payload : { type: result.type, description: result.description };
+  res.outcome = result.ok ? 'Response' : result.type;
   return res.code(200).type('application/json; charset=utf-8').send({ header, payload });
 }
 
@@ -132,6 +133,11 @@ export function thirdPartyRoutes(s: OpenApiServices): RouteSpec[] {
             result = { ok: false, type: 'INTERNAL_ERROR', description: 'the gateway failed while handling the event' };
           }
         }
+        s.log.debug(
+          { event: header?.name, message_id: messageId, result: result.ok ? 'Response' : result.type },
+          'third-party event',
+        );
+        s.log.trace?.({ body }, 'third-party event body');
         send(reply, messageId, version, result);
         return { sent: true };
       },

@@ -1,0 +1,119 @@
+/**
+ * `opencube backup FILE`, `opencube restore FILE` and `opencube log-level [LEVEL]`. With the gateway
+ * running they go through its control socket (the backup is taken by the gateway, a restore is
+ * staged and the gateway restarts onto it); with it stopped, backup and restore work on the
+ * store directly. docs/operations.md tells the decisions.
+ */
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import pkg from '../../package.json' with { type: 'json' };
+import { controlRequest, controlTransfer, NotRunningError } from '../control/client.ts';
+import { type BackupContents, type BackupMeta, writeBackup } from '../core/maintenance/store-backup.ts';
+import { installRestore, prepareRestore, type RestoreCheck, stagedPath } from '../core/maintenance/store-restore.ts';
+import { isLogLevel } from '../lib/logger.ts';
+import { redactText } from '../lib/redact.ts';
+import { changedSettings, type Settings } from '../settings/index.ts';
+import { openDb } from '../store/db.ts';
+
+/** The file a restore writes the backed-up settings to (for a service's EnvironmentFile). */
+export const RESTORED_SETTINGS_FILE = 'settings-from-backup.env';
+
+function describe(c: BackupContents): string {
+  return `${c.devices} devices (${c.cameras} cameras), ${c.tokens} tokens, ${c.tts_engines} TTS engines, ${c.ui_cards} cards, ${c.security_modes} security modes`;
+}
+
+/** Takes a backup into `file` (replacing it); returns what to print. */
+export async function backupCommand(settings: Settings, socket: string, target: string): Promise<string> {
+  const file = resolve(target);
+  if (existsSync(file) && statSync(file).isDirectory()) throw new Error(`${file} is a folder: give a file name`);
+  if (!existsSync(dirname(file))) throw new Error(`no folder ${dirname(file)}`);
+  // Written beside the target, then renamed: a failed backup leaves the file there was.
+  const partial = join(dirname(file), `.${basename(file)}.partial-${process.pid}`);
+  let contents: BackupContents;
+  try {
+    const r = await controlTransfer(socket, 'GET', '/backup', { download: partial });
+    contents = JSON.parse(String(r.headers['x-backup-contents'] ?? '{}')) as BackupContents;
+    renameSync(partial, file);
+  } catch (err) {
+    rmSync(partial, { force: true });
+    if (!(err instanceof NotRunningError)) throw err;
+    const dbPath = join(resolve(settings.data_dir), 'gateway.db');
+    if (!existsSync(dbPath)) throw new Error(`no gateway runs on ${resolve(settings.data_dir)} and it holds no store`);
+    const db = openDb(dbPath);
+    try {
+      contents = await writeBackup(db, file, {
+        gatewayVersion: pkg.version,
+        settings: changedSettings(settings),
+        now: Date.now(),
+      });
+    } finally {
+      db.close();
+    }
+  }
+  return `backup written to ${file}: ${describe(contents)}\n`;
+}
+
+function settingsLines(meta: BackupMeta | undefined): string[] {
+  return Object.entries(meta?.settings ?? {}).map(([k, v]) => `${k}=${v}`);
+}
+
+/** Restores `source`: staged and restarted onto when the gateway runs, at once when it does not. */
+export async function restoreCommand(settings: Settings, socket: string, source: string): Promise<string> {
+  const file = resolve(source);
+  // Checked here first: an unreadable file must not be taken for a gateway that does not answer.
+  if (!existsSync(file)) throw new Error(`no file ${file}`);
+  let check: RestoreCheck & { restarting?: boolean };
+  let running = true;
+  let previous: string | undefined;
+  const dataDir = resolve(settings.data_dir);
+  try {
+    const r = await controlTransfer(socket, 'POST', `/restore?name=${encodeURIComponent(file)}`, { upload: file });
+    check = JSON.parse(r.body.toString('utf8')) as RestoreCheck & { restarting?: boolean };
+  } catch (err) {
+    if (!(err instanceof NotRunningError)) throw err;
+    running = false;
+    mkdirSync(dataDir, { recursive: true });
+    const dbPath = join(dataDir, 'gateway.db');
+    check = prepareRestore(file, stagedPath(dbPath));
+    if (!check.ok) throw new Error(check.message);
+    previous = installRestore(dbPath, stagedPath(dbPath));
+  }
+  if (!check.ok) throw new Error(check.message);
+  const lines = [`restored ${file} into ${dataDir}: ${describe(check.contents)}`];
+  if (check.meta) lines.push(`taken ${check.meta.created_at} by opencube ${check.meta.gateway_version}`);
+  if (previous) lines.push(`the store there was is kept as ${previous}`);
+  if (running)
+    lines.push(
+      check.restarting
+        ? 'the gateway restarts onto it now'
+        : 'the gateway uses it from its next start (restart it now: it was not started by opencube start or a service manager)',
+    );
+  const env = settingsLines(check.meta);
+  if (env.length > 0) {
+    const envFile = join(dataDir, RESTORED_SETTINGS_FILE);
+    writeFileSync(
+      envFile,
+      `# settings of the gateway the backup was taken from (${check.meta?.created_at})\n${env.join('\n')}\n`,
+      {
+        mode: 0o600,
+      },
+    );
+    lines.push(
+      `the backed-up gateway ran with these settings (not applied: give them as flags or environment; written to ${envFile}):`,
+      ...env.map((l) => `  ${redactText(l)}`),
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Shows or changes the running gateway's log level. */
+export async function logLevelCommand(socket: string, level: string | undefined): Promise<string> {
+  if (level === undefined) {
+    const r = await controlRequest<{ level: string }>(socket, 'GET', '/log-level');
+    return `log level: ${r.level}\n`;
+  }
+  if (!isLogLevel(level))
+    throw new Error(`unknown log level "${level}" (fatal, error, warn, info, debug, trace, silent)`);
+  const r = await controlRequest<{ level: string; was: string }>(socket, 'PUT', `/log-level?level=${level}`);
+  return `log level: ${r.level} (was ${r.was}); it goes back to --log-level at the next start\n`;
+}

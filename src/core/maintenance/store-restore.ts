@@ -1,0 +1,158 @@
+/**
+ * Restoring a backup (store-backup.ts). A file is checked before anything changes: it must be an
+ * SQLite database, whole (SQLite's integrity check, and the backup's own digest of its contents),
+ * a store of this gateway, and not from a newer release. It is then prepared beside the store as a
+ * store of this release (an older schema is migrated there) and put in place:
+ * - with the gateway stopped, at once (`opencube restore FILE`);
+ * - with the gateway running, at its next start (staged as `gateway.db.restore`; the control
+ *   socket then restarts the gateway): a running gateway never has its store replaced under it.
+ * The store there was is kept as `gateway.db.before-restore` (with its -wal), so a restore can be
+ * undone by hand. A file refused changes nothing.
+ */
+import { closeSync, copyFileSync, existsSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { type Db, migrate } from '../../store/db.ts';
+import {
+  BACKUP_FORMAT,
+  BACKUP_TABLE,
+  type BackupContents,
+  type BackupMeta,
+  contentDigest,
+  countContents,
+  latestStoreVersion,
+  readMeta,
+} from './store-backup.ts';
+
+/** Tables every store of this gateway has had since its first release. */
+const REQUIRED_TABLES = ['kv', 'tokens', 'devices', 'security_modes', 'tts_engines'];
+const SQLITE_HEADER = Buffer.from('SQLite format 3\u0000', 'latin1');
+
+/** A file checked and prepared, or why it is refused. */
+export type RestoreCheck =
+  | {
+      ok: true;
+      /** What the backup says of itself; absent for a store copied by hand. */
+      meta?: BackupMeta;
+      contents: BackupContents;
+      /** The schema version the file had (the prepared store has this release's). */
+      from_version: number;
+    }
+  | { ok: false; message: string };
+
+/** Where a running gateway stages a restore for its next start. */
+export function stagedPath(dbPath: string): string {
+  return `${dbPath}.restore`;
+}
+
+function refuse(message: string): RestoreCheck {
+  return { ok: false, message };
+}
+
+function readHeader(file: string, name: string): Buffer | string {
+  let fd: number | undefined;
+  try {
+    if (!statSync(file).isFile()) return `${name} is not a file`;
+    fd = openSync(file, 'r');
+    const head = Buffer.alloc(100);
+    const n = readSync(fd, head, 0, 100, 0);
+    return head.subarray(0, n);
+  } catch (err) {
+    return `cannot read ${name}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Checks one opened copy; returns why it is refused, or what it holds. */
+function checkCopy(db: Db, name: string): RestoreCheck {
+  const integrity = db.pragma('integrity_check', { simple: true });
+  if (integrity !== 'ok') return refuse(`${name} is damaged: SQLite's integrity check says ${String(integrity)}`);
+  const tables = new Set(
+    db
+      .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .all()
+      .map((r) => r.name),
+  );
+  const missing = REQUIRED_TABLES.filter((t) => !tables.has(t));
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (missing.length > 0 || version < 1)
+    return refuse(
+      `${name} is an SQLite database but not a backup of opencube (${missing.length > 0 ? `no table ${missing.join(', ')}` : 'no store version'})`,
+    );
+  const latest = latestStoreVersion();
+  if (version > latest)
+    return refuse(
+      `${name} comes from a newer release of opencube (store version ${version}; this release reads up to ${latest}): update opencube first`,
+    );
+  const meta = tables.has(BACKUP_TABLE) ? readMeta(db) : undefined;
+  if (meta) {
+    if (typeof meta.format !== 'number' || meta.format > BACKUP_FORMAT)
+      return refuse(`${name} is a backup in a newer format (${String(meta.format)}): update opencube first`);
+    if (typeof meta.digest === 'string' && meta.digest !== contentDigest(db))
+      return refuse(`${name} is damaged: its contents differ from the checksum written when it was taken`);
+  }
+  return { ok: true, ...(meta ? { meta } : {}), contents: countContents(db), from_version: version };
+}
+
+/**
+ * Checks `file` and prepares it at `stage` as a store of this release. Only `stage` is written
+ * (replaced when it exists); on refusal nothing is left behind. Messages call the file `name`
+ * (the user's name of a file the gateway received as a copy).
+ */
+export function prepareRestore(path: string, stage: string, name = path): RestoreCheck {
+  const head = readHeader(path, name);
+  if (typeof head === 'string') return refuse(head);
+  if (head.length < 100 || !head.subarray(0, 16).equals(SQLITE_HEADER))
+    return refuse(`${name} is not a backup of opencube (not an SQLite database)`);
+  const partial = `${stage}.partial`;
+  let db: Db | undefined;
+  try {
+    copyFileSync(path, partial);
+    db = new Database(partial, { fileMustExist: true });
+    const checked = checkCopy(db, name);
+    if (!checked.ok) return checked;
+    db.exec(`DROP TABLE IF EXISTS ${BACKUP_TABLE}`);
+    // An older schema becomes this release's here, before anything is replaced.
+    migrate(db);
+    const fk = db.pragma('foreign_key_check') as unknown[];
+    if (fk.length > 0) return refuse(`${name} is damaged: ${fk.length} rows refer to rows that are not there`);
+    db.close();
+    db = undefined;
+    renameSync(partial, stage);
+    return checked;
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? '';
+    if (code.startsWith('SQLITE_NOTADB') || code.startsWith('SQLITE_CORRUPT'))
+      return refuse(`${name} is damaged: ${(err as Error).message}`);
+    return refuse(`${name} cannot be restored: ${(err as Error).message}`);
+  } finally {
+    db?.close();
+    for (const f of [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`]) rmSync(f, { force: true });
+  }
+}
+
+/**
+ * Puts the prepared store `stage` in place of the store at `dbPath` (the gateway is not running on
+ * it). The store there was, if any, becomes `<dbPath>.before-restore`; returns that path.
+ */
+export function installRestore(dbPath: string, stage: string): string | undefined {
+  let previous: string | undefined;
+  if (existsSync(dbPath)) {
+    previous = `${dbPath}.before-restore`;
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${previous}${suffix}`, { force: true });
+    // The -wal goes with its store: it may hold the last commits of a gateway that did not stop cleanly.
+    for (const suffix of ['-wal', '-shm'])
+      if (existsSync(`${dbPath}${suffix}`)) renameSync(`${dbPath}${suffix}`, `${previous}${suffix}`);
+    renameSync(dbPath, previous);
+  }
+  renameSync(stage, dbPath);
+  return previous;
+}
+
+/** Before the store opens: installs a restore a running gateway staged. Returns whether it did. */
+export function applyStagedRestore(dbPath: string): boolean {
+  const stage = stagedPath(dbPath);
+  if (!existsSync(stage)) return false;
+  installRestore(dbPath, stage);
+  return true;
+}
