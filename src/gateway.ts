@@ -173,7 +173,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   const espeak = detectEspeak(settings.audio.tts_builtin, (cmd) => onPath(cmd) !== undefined);
   if (!espeak && settings.audio.tts_builtin !== 'off')
     log.warn({ tts_builtin: settings.audio.tts_builtin }, 'no eSpeak NG found: the built-in TTS engine is not offered');
-  const ttsDirectives = new DirectiveClient(settings.thirdparty.timeout_ms, clock);
+  const ttsDirectives = new DirectiveClient(settings.thirdparty.timeout_ms, clock, log);
   const speech = new TtsService({
     engines: tts,
     directives: ttsDirectives,

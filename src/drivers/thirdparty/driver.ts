@@ -4,7 +4,7 @@
  * marks the device offline; it comes back only with a state or online report (spec 3).
  */
 
-import { ErrorCode, type ErrorCodeValue, errorMessages } from '../../catalog/errors.ts';
+import { ErrorCode, type ErrorCodeValue, errorMessages, SERVICE_FAILED } from '../../catalog/errors.ts';
 import { type CapabilityObject, sanitizeReport } from '../../catalog/index.ts';
 import type { DeviceRecord, Driver, DriverCommand, DriverHost, Outcome } from '../../core/devices/contract.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
@@ -52,7 +52,7 @@ export class ThirdPartyDriver implements Driver {
     private readonly log?: Log,
     private readonly clock: Clock = systemClock,
   ) {
-    this.client = new DirectiveClient(timeoutMs, clock);
+    this.client = new DirectiveClient(timeoutMs, clock, log);
   }
 
   async start(host: DriverHost): Promise<void> {
@@ -117,11 +117,12 @@ export class ThirdPartyDriver implements Driver {
 
   private failed(d: DeviceRecord, reply: Exclude<DirectiveReply, { kind: 'ok' }>, code: ErrorCodeValue): Outcome {
     if (reply.kind === 'failed') {
-      this.log?.warn({ serial_number: d.serial_number, reason: reply.reason }, 'third-party directive failed');
+      // The reason (refused, an HTTP status, a timeout) is in the debug log only: see SERVICE_FAILED.
+      this.log?.debug({ serial_number: d.serial_number, reason: reply.reason }, 'third-party directive failed');
       return {
         ok: false,
         code: ErrorCode.THIRD_PARTY_UNREACHABLE,
-        message: `${errorMessages[ErrorCode.THIRD_PARTY_UNREACHABLE]}: ${reply.reason}`,
+        message: `${errorMessages[ErrorCode.THIRD_PARTY_UNREACHABLE]}: ${SERVICE_FAILED}`,
         offline: reply.offline,
       };
     }
