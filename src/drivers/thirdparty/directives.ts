@@ -57,11 +57,14 @@ export class DirectiveClient {
     private readonly clock: Clock = systemClock,
     private readonly log?: Log,
   ) {
-    // Many connections per origin: a provider may hold directives for one device for a while
-    // and answer them together, so concurrent directives must not queue behind each other.
+    // No limit of connections per origin: a provider may hold directives for one device for a
+    // while and answer them together, and a bridge serves many devices on one host:port, so a
+    // directive must never queue behind other directives (a hung device would stall every device
+    // of its bridge). Each directive holds its connection for at most the timeout, and directives
+    // in flight are bounded by the requests the server takes at once (its connection limit).
     const backstop = timeoutMs + 60_000;
     this.agent = new Agent({
-      connections: 64,
+      connections: null,
       keepAliveTimeout: 10_000,
       keepAliveMaxTimeout: 60_000,
       connect: { timeout: backstop },
