@@ -39,7 +39,7 @@ test(`while ${HUNG} directives hang on one service address, a healthy device beh
   await eventually(() => held.length >= 64, 10_000, 'the hung directives reach the service');
   const answered = await Promise.race([
     control(healthy),
-    new Promise<undefined>((done) => setTimeout(done, 10_000).unref()),
+    new Promise<undefined>((done) => setTimeout(() => done(undefined), 10_000).unref()),
   ]);
   assert.ok(answered, 'the healthy device was answered while the other one hangs (not behind it)');
   assert.equal((answered as ApiAnswer).json.error, 0, (answered as ApiAnswer).text);
