@@ -100,7 +100,12 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   // clock may boot with its clock behind).
   const idBase = Math.max(Date.now() * 1000, kv.get<number>('event_id_base', 0) + 1_000_000_000);
   kv.set('event_id_base', idBase);
-  const bus = new EventBus(settings.sse.replay_size, idBase, (err) => log.error({ err }, 'event listener failed'));
+  const bus = new EventBus(
+    settings.sse.replay_size,
+    idBase,
+    (err) => log.error({ err }, 'event listener failed'),
+    settings.sse.replay_bytes,
+  );
   const clock = opts.clock ?? systemClock;
   const tokens = new TokenService(db, settings.link_window_seconds * 1000, clock, bus);
   const security = new SecurityService(db, bus);
@@ -128,6 +133,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   const sse = new StreamWriter(bus, openApiProjection, {
     heartbeatMs: settings.sse.heartbeat_seconds * 1000,
     queueLimit: settings.sse.client_queue,
+    queueBytes: settings.sse.client_queue_bytes,
+    maxStreams: settings.sse.max_streams,
     clock,
     log,
     allowOrigin: '*',

@@ -5,7 +5,7 @@
  */
 
 import { ErrorCode, type ErrorCodeValue, errorMessages, SERVICE_FAILED } from '../../catalog/errors.ts';
-import { type CapabilityObject, sanitizeReport } from '../../catalog/index.ts';
+import { type CapabilityObject, deviceLimits, sanitizeReport, tooLarge } from '../../catalog/index.ts';
 import type { DeviceRecord, Driver, DriverCommand, DriverHost, Outcome } from '../../core/devices/contract.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
@@ -77,6 +77,10 @@ export class ThirdPartyDriver implements Driver {
         const reply = await this.directive(d, 'QueryDeviceStates', { state: command.query }, command.deadline);
         if (reply.kind !== 'ok') return this.failed(d, reply, ErrorCode.DEVICE_UPDATE_FAILED);
         const result = isObject(reply.payload.state) ? reply.payload.state : {};
+        // The result goes out as one event: bounded like any state (catalog/limits.ts).
+        const large = tooLarge(result, deviceLimits.stateChars, 'the query result');
+        if (large)
+          return this.failed(d, { kind: 'failed', reason: large, offline: false }, ErrorCode.DEVICE_UPDATE_FAILED);
         const known = new Set(d.capabilities.map((c: CapabilityObject) => c.capability));
         const state: Record<string, unknown> = {};
         for (const [k, v] of Object.entries(result)) if (known.has(k)) state[k] = v;
