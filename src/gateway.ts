@@ -19,6 +19,7 @@ import { createSink, HttpAudioFetcher, onPath } from './drivers/audio/index.ts';
 import type { CameraDriver } from './drivers/camera/index.ts';
 import { type DriverOptions, loadDrivers } from './drivers/load.ts';
 import { DirectiveClient, ThirdPartyInbox } from './drivers/thirdparty/index.ts';
+import { fitToOpenFileLimit } from './http/connection-guard.ts';
 import { openApiProjection } from './http/open-api/events.ts';
 import { openApiPlugin } from './http/open-api/plugin.ts';
 import type { AnswerCheck } from './http/open-api/route.ts';
@@ -206,12 +207,25 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     media,
     cameras,
   };
-  const app = buildServer(log, [
+  const app = buildServer(
+    log,
+    [
+      {
+        prefix: '/open-api',
+        plugin: openApiPlugin({
+          services,
+          stream: sse,
+          ...(opts.answerCheck ? { answerCheck: opts.answerCheck } : {}),
+        }),
+      },
+    ],
     {
-      prefix: '/open-api',
-      plugin: openApiPlugin({ services, stream: sse, ...(opts.answerCheck ? { answerCheck: opts.answerCheck } : {}) }),
+      maxConnections: fitToOpenFileLimit(settings.http.max_connections, log),
+      headersTimeoutMs: settings.http.headers_timeout_ms,
+      requestTimeoutMs: settings.http.request_timeout_ms,
+      clock,
     },
-  ]);
+  );
 
   let control: ControlServer | undefined;
   let mdns: MdnsHandle | undefined;

@@ -6,8 +6,10 @@
  * registers in the one list the composition root passes.
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, LogController } from 'fastify';
+import { type Clock, systemClock } from '../lib/clock.ts';
 import type { Log } from '../lib/log.ts';
 import { installBodyParser } from './body.ts';
+import { type GuardStats, guardConnections } from './connection-guard.ts';
 import { fail, sendFailure } from './open-api/envelope.ts';
 
 /** A surface: a plugin and where it lives. */
@@ -16,7 +18,30 @@ export interface Surface {
   plugin: FastifyPluginAsync;
 }
 
+/** Bounds of connections (settings `http.*`; docs/security.md). */
+export interface ServerLimits {
+  maxConnections: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** The clock of the two timeouts (the gateway's). */
+  clock?: Clock;
+}
+
+const DEFAULT_LIMITS: ServerLimits = { maxConnections: 512, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 };
+
+/**
+ * Node's own timeouts stand behind the guard's (they run on real time, checked every 30 s):
+ * this much later, so that they never fire first.
+ */
+const BACKSTOP_MS = 10_000;
+
 const served = new WeakMap<FastifyInstance, { method: string; url: string }[]>();
+const guards = new WeakMap<FastifyInstance, GuardStats>();
+
+/** What the connection guard of a server did so far. */
+export function connectionStats(app: FastifyInstance): GuardStats | undefined {
+  return guards.get(app);
+}
 
 /** Every route the server serves (method and URL as registered), for the test that checks the OpenAPI document. */
 export function servedRoutes(app: FastifyInstance): readonly { method: string; url: string }[] {
@@ -32,7 +57,11 @@ export function normalizeUrl(url: string): string {
 }
 
 /** Builds the server with its surfaces. It does not listen; the caller does (tests use inject()). */
-export function buildServer(log: Log, surfaces: readonly Surface[]): FastifyInstance {
+export function buildServer(
+  log: Log,
+  surfaces: readonly Surface[],
+  limits: ServerLimits = DEFAULT_LIMITS,
+): FastifyInstance {
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -41,6 +70,8 @@ export function buildServer(log: Log, surfaces: readonly Surface[]): FastifyInst
     childLoggerFactory: (logger) => logger,
     rewriteUrl: (req) => normalizeUrl(req.url ?? '/'),
     bodyLimit: 1024 * 1024,
+    // Fastify's default is none: a body that never completes would be held forever.
+    requestTimeout: limits.requestTimeoutMs + BACKSTOP_MS,
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_PARAM_LENGTH },
     // A path parameter the router cannot decode (`%E0%A4%A`) or that is too long: the envelope,
@@ -58,14 +89,32 @@ export function buildServer(log: Log, surfaces: readonly Surface[]): FastifyInst
     // A request Node cannot even parse still gets the envelope, so clients can read what went wrong.
     clientErrorHandler: (err, socket) => {
       if (!socket.writable) return;
+      const code = (err as NodeJS.ErrnoException).code;
+      const timeout = code === 'ERR_HTTP_REQUEST_TIMEOUT';
       const body = JSON.stringify(
-        fail(400, `malformed HTTP request: ${(err as NodeJS.ErrnoException).code ?? err.message}`),
+        fail(
+          400,
+          timeout
+            ? 'request timeout: the request did not arrive in time'
+            : `malformed HTTP request: ${code ?? err.message}`,
+        ),
       );
       socket.end(
-        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `HTTP/1.1 ${timeout ? '408 Request Timeout' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       );
     },
   });
+  app.server.headersTimeout = limits.headersTimeoutMs + BACKSTOP_MS;
+  guards.set(
+    app,
+    guardConnections(app.server, {
+      maxConnections: limits.maxConnections,
+      headersTimeoutMs: limits.headersTimeoutMs,
+      requestTimeoutMs: limits.requestTimeoutMs,
+      clock: limits.clock ?? systemClock,
+      log,
+    }),
+  );
   installBodyParser(app);
   const routes: { method: string; url: string }[] = [];
   served.set(app, routes);
