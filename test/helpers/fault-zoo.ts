@@ -102,16 +102,21 @@ export const REFUSED_CODE = 110019;
 export interface FaultZoo {
   /** The service address of a fault. */
   address(fault: string): string;
+  /** Directives received so far by the service of a fault. */
+  received(fault: string): number;
   close(): Promise<void>;
 }
 
 /** Starts the service of every fault on one port of 127.0.0.1. */
 export async function startFaultZoo(): Promise<FaultZoo> {
   const sockets = new Set<Socket>();
+  const counts = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      const fault = FAULTS[(req.url ?? '/').slice(1)];
+      const name = (req.url ?? '/').slice(1);
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+      const fault = FAULTS[name];
       if (fault) fault.handle(req, res);
       else res.writeHead(404).end();
     });
@@ -124,6 +129,7 @@ export async function startFaultZoo(): Promise<FaultZoo> {
   const port = (server.address() as AddressInfo).port;
   return {
     address: (fault) => `http://127.0.0.1:${port}/${fault}`,
+    received: (fault) => counts.get(fault) ?? 0,
     close: () =>
       new Promise<void>((done) => {
         for (const s of sockets) s.destroy();

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { advanceUntil, ManualClock } from '../helpers/clock.ts';
 import { FAULTS, type FaultZoo, REFUSED_CODE, startFaultZoo } from '../helpers/fault-zoo.ts';
-import { call, rest, startGateway, type TestGateway } from '../helpers/foundation.ts';
+import { call, eventually, rest, startGateway, type TestGateway } from '../helpers/foundation.ts';
 import { deadAddress, endpoint, sendEvent } from '../helpers/thirdparty.ts';
 
 const MESSAGE =
@@ -51,10 +51,13 @@ describe('a D4 to a device whose service fails', () => {
   for (const [name, code] of cases) {
     const what = FAULTS[name]?.what ?? 'refuses the connection';
     it(`that ${what} gets ${code}${code === 110019 ? ' and the one message' : ''}`, async () => {
+      const sent = name === 'refused' ? 0 : zoo.received(name);
       const answer = call(gw.url, 'PUT', rest('v2', `devices/${serials.get(name)}`), {
         token,
         body: { state: { power: { powerState: 'on' } } },
       });
+      // The clock moves once the service has the directive: the wait is measured from there.
+      if (name !== 'refused') await eventually(() => zoo.received(name) > sent, 10_000, 'the directive');
       const { value: r, elapsedMs } = await advanceUntil(clock, answer);
       assert.equal(r.json.error, code, r.text);
       assert.ok(elapsedMs <= 3000, `answered within the 3 s of spec 4.5 (gateway clock: ${elapsedMs} ms)`);

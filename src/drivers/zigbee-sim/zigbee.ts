@@ -5,6 +5,7 @@
  */
 import type { Driver } from '../../core/devices/contract.ts';
 import type { Log } from '../../lib/log.ts';
+import { redactUrl } from '../../lib/redact.ts';
 import type { Settings } from '../../settings/index.ts';
 import { Zigbee2MqttDriver, type Zigbee2MqttOptions } from '../zigbee2mqtt/index.ts';
 import { type SimNetwork, type SimNetworkOptions, startSimNetwork } from './network.ts';
@@ -28,7 +29,7 @@ export function createSimulatedZigbee(
     url: async () => {
       network = await startSimNetwork({ baseTopics: z.base_topics, devices: z.sim_devices, sim: opts.sim });
       log.info(
-        { url: network.url, devices: z.sim_devices, base_topics: z.base_topics },
+        { url: redactUrl(network.url), devices: z.sim_devices, base_topics: z.base_topics },
         'zigbee: simulated network started',
       );
       return network.url;

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
 import type { Log } from '../../lib/log.ts';
 import { noDelay } from '../../lib/mqtt.ts';
+import { redactUrl } from '../../lib/redact.ts';
 
 export interface LinkOptions {
   /** The broker URL, or a function that starts the broker (sim mode) and gives its URL. */
@@ -45,7 +46,7 @@ export class MqttLink {
       noDelay(client);
       this.backoff = this.opts.reconnectMinMs;
       client.options.reconnectPeriod = this.backoff;
-      this.opts.log.info({ url }, 'zigbee2mqtt: connected to the MQTT broker');
+      this.opts.log.info({ url: redactUrl(url) }, 'zigbee2mqtt: connected to the MQTT broker');
       if (this.topics.size > 0) client.subscribe([...this.topics], { qos: 0 });
       this.opts.onConnect();
     });
@@ -54,7 +55,9 @@ export class MqttLink {
       this.backoff = Math.min(this.backoff * 2, this.opts.reconnectMaxMs);
       client.options.reconnectPeriod = this.backoff;
     });
-    client.on('offline', () => this.opts.log.warn({ url }, 'zigbee2mqtt: MQTT broker unreachable, retrying'));
+    client.on('offline', () =>
+      this.opts.log.warn({ url: redactUrl(url) }, 'zigbee2mqtt: MQTT broker unreachable, retrying'),
+    );
     client.on('error', (err) => this.opts.log.warn({ err: err.message }, 'zigbee2mqtt: MQTT error'));
     client.on('message', (topic, payload) => this.opts.onMessage(topic, payload));
     return url;
