@@ -28,7 +28,7 @@ process.stdout.write(
     `crashes: ${f.crashes}`,
     `answers outside the envelope: ${f.outsideEnvelope}`,
     `5xx: ${f.serverErrors}`,
-    `connections closed by the server: ${f.transportErrors}`,
+    `connections the server closed under a request (bodies over its limit): ${f.transportErrors}`,
     `gateway memory (RSS): ${mb(f.rss.start)} after warm-up, ${mb(f.rss.peak)} peak, ${mb(f.rss.end)} at the end (${mb(f.rss.end - f.rss.start)} growth)`,
     ...f.findings.map((x) => `  finding: ${x.method} ${x.path} -> ${x.status} ${x.excerpt}`),
     ...(f.crashLog ? [`gateway stderr:\n${f.crashLog}`] : []),

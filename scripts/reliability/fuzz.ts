@@ -192,7 +192,11 @@ function catalogBodies(w: World, r: Random): Record<string, unknown[]> {
     'thirdparty/event': [
       { event: { header: header('DiscoveryRequest'), payload: { endpoints: [endpoint(r.string(6), w.service)] } } },
       ...reports.map((state) => ({
-        event: { header: header('DeviceStatesChangeReport'), endpoint: { serial_number: serial() }, payload: { state } },
+        event: {
+          header: header('DeviceStatesChangeReport'),
+          endpoint: { serial_number: serial() },
+          payload: { state },
+        },
       })),
       {
         event: {
@@ -238,7 +242,11 @@ function catalogBodies(w: World, r: Random): Record<string, unknown[]> {
 /** Percent-encodes any string, lone surrogates included (as U+FFFD, as a client's encoder would). */
 function enc(s: string): string {
   return [...Buffer.from(s, 'utf8')]
-    .map((b) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`))
+    .map((b) =>
+      /[A-Za-z0-9_.~-]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
     .join('');
 }
 
@@ -275,8 +283,15 @@ function makeRequest(r: Random, routes: Route[], w: World, bodies: Record<string
   const version = r.chance(0.9) ? r.pick(['v1', 'v2', 'V2']) : r.pick(VERSIONS);
   const under = route.template.replace(/^\/open-api\/v\d+\//, '');
   const filled = under.replace(/\{(\w+)\}/g, (_m, name: string) => param(r, name, w));
-  let path = `/open-api/${version}/${filled}`;
-  if (r.chance(0.05)) path = path.replace(/\/rest\//, r.pick(['//rest//', '/REST/', '/rest/./']));
+  const versioned = /^\/open-api\/v\d+\//.test(route.template);
+  let path = versioned ? `/open-api/${version}/${filled}` : route.template;
+  let served = !versioned || /^v[12]$/i.test(version);
+  if (r.chance(0.05) && path.includes('/rest/')) {
+    const mangle = r.pick(['//rest//', '/REST/', '/rest/./']);
+    path = path.replace(/\/rest\//, mangle);
+    // Duplicate slashes are ignored by the router; the others name no route.
+    if (mangle !== '//rest//') served = false;
+  }
   if (r.chance(0.1)) path += `${path.includes('?') ? '&' : '?'}${r.string(3)}=${enc(r.pick(ODD_STRINGS))}`;
   if (route.template.endsWith('/sse/bridge') || route.template.includes('/cameras/'))
     path += `${path.includes('?') ? '&' : '?'}access_token=${r.chance(0.8) ? w.token : r.string(10)}`;
@@ -301,19 +316,22 @@ function makeRequest(r: Random, routes: Route[], w: World, bodies: Record<string
     else if (kind < 0.9) body = JSON.stringify(randomJson(r, 5));
     else if (kind < 0.94) body = r.bytes(r.int(1, 200));
     else if (kind < 0.96) body = `${'['.repeat(r.int(70, 100_000))}${']'.repeat(r.chance(0.5) ? 0 : 10)}`;
-    else if (kind < 0.97) body = JSON.stringify({ state: { power: { powerState: 'a'.repeat(r.pick([1_100_000, 70_000])) } } });
+    else if (kind < 0.97)
+      body = JSON.stringify({ state: { power: { powerState: 'a'.repeat(r.pick([1_100_000, 70_000])) } } });
     else if (kind < 0.98) body = '{"name":"\\ud800"}';
     else body = r.pick(['', ' ', '{', 'null', '[]', '"x"', '1e309', '{"a":1,"a":2}']);
   }
-  const shape = route.template.endsWith('/sse/bridge')
-    ? 'stream'
-    : route.template.endsWith('thirdparty/event')
-      ? 'event'
-      : route.template.endsWith('.json')
-        ? 'document'
-        : /\/(cameras|tts\/audio)\//.test(route.template)
-          ? 'media'
-          : 'envelope';
+  const shape = !served
+    ? 'envelope'
+    : route.template.endsWith('/sse/bridge')
+      ? 'stream'
+      : route.template.endsWith('thirdparty/event')
+        ? 'event'
+        : route.template.endsWith('.json')
+          ? 'document'
+          : /\/(cameras|tts\/audio)\//.test(route.template)
+            ? 'media'
+            : 'envelope';
   return { method, path, headers, body, shape };
 }
 
@@ -355,7 +373,9 @@ function judge(req: Request, status: number, type: string, text: string, pathMat
     return isEnvelope ? undefined : 'neither a stream nor the 401 body';
   }
   if (req.shape === 'document') return json !== undefined || isEnvelope ? undefined : 'not JSON';
-  return isEnvelope || (status === 200 && !type.startsWith('application/json')) ? undefined : 'neither media nor the envelope';
+  return isEnvelope || (status === 200 && !type.startsWith('application/json'))
+    ? undefined
+    : 'neither media nor the envelope';
 }
 
 /** What an answer says in one word: its envelope code, T1 header name, or kind. */
@@ -375,10 +395,13 @@ function codeOf(type: string, text: string): string {
 function rawRequest(r: Random, w: World): Buffer {
   const path = `/open-api/v2/rest/${r.pick(['devices', 'bridge', 'security/1/enable', 'thirdparty/event'])}`;
   const forms = [
-    () => `${r.pick(['GET', 'PUT', 'FOO', 'get'])} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${w.token}\r\nConnection: close\r\n\r\n`,
+    () =>
+      `${r.pick(['GET', 'PUT', 'FOO', 'get'])} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${w.token}\r\nConnection: close\r\n\r\n`,
     () => `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \u00e9\u00ff\r\nConnection: close\r\n\r\n`,
-    () => `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${w.token}\r\nAuthorization: Bearer other\r\nConnection: close\r\n\r\n`,
-    () => `PUT ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n`,
+    () =>
+      `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${w.token}\r\nAuthorization: Bearer other\r\nConnection: close\r\n\r\n`,
+    () =>
+      `PUT ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n`,
     () => `PUT ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\nConnection: close\r\n\r\n`,
     () => `GET ${path}\u0000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
     () => `GET ${path} HTTP/1.1\r\nHost: x\r\nX: ${'a'.repeat(20_000)}\r\nConnection: close\r\n\r\n`,
@@ -446,7 +469,10 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzFigures> {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({
-        event: { header: { name: 'DiscoveryRequest', message_id: crypto.randomUUID(), version: '1' }, payload: { endpoints } },
+        event: {
+          header: { name: 'DiscoveryRequest', message_id: crypto.randomUUID(), version: '1' },
+          payload: { endpoints },
+        },
       }),
     }).then((x) => x.json() as Promise<any>);
     if (sync.header?.name !== 'Response') throw new Error(`setup failed: ${JSON.stringify(sync).slice(0, 500)}`);
@@ -503,7 +529,12 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzFigures> {
     });
     const note = (req: { method: string; path: string }, status: number, why: string, text: string) => {
       if (figures.findings.length < 30)
-        figures.findings.push({ method: req.method, path: req.path.slice(0, 160), status, excerpt: `${why}: ${text.slice(0, 200)}` });
+        figures.findings.push({
+          method: req.method,
+          path: req.path.slice(0, 160),
+          status,
+          excerpt: `${why}: ${text.slice(0, 200)}`,
+        });
     };
     const one = async (i: number) => {
       if (i === 1000) figures.rss.start = gw.rss();
@@ -519,7 +550,13 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzFigures> {
         return;
       }
       const req = r.chance(0.002)
-        ? { ...makeRequest(r, routes, world, bodies), method: 'POST', path: '/open-api/v2/rest/hardware/reboot', headers: { authorization: 'Bearer nope' }, shape: 'envelope' as const }
+        ? {
+            ...makeRequest(r, routes, world, bodies),
+            method: 'POST',
+            path: '/open-api/v2/rest/hardware/reboot',
+            headers: { authorization: 'Bearer nope' },
+            shape: 'envelope' as const,
+          }
         : makeRequest(r, routes, world, bodies);
       try {
         const res = await pool.request({
@@ -552,7 +589,8 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzFigures> {
         // A connection the server closed on purpose (a body it refuses to read) is not a finding
         // unless the gateway is gone.
         figures.transportErrors++;
-        if (figures.transportErrors <= 5) log(`transport: ${req.method} ${req.path.slice(0, 80)}: ${(err as Error).message}`);
+        if (figures.transportErrors <= 5)
+          log(`transport: ${req.method} ${req.path.slice(0, 80)}: ${(err as Error).message}`);
       }
     };
     let next = 0;

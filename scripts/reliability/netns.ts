@@ -12,12 +12,23 @@ export function inPrivateNetwork(): void {
   if (process.env[MARK] === '1') return;
   const probe = spawnSync('unshare', ['-n', 'true'], { stdio: 'ignore' });
   if (probe.status !== 0) {
-    process.stdout.write('note: unshare -n is not allowed here; running in the host network (every URL is 127.0.0.1)\n');
+    process.stdout.write(
+      'note: unshare -n is not allowed here; running in the host network (every URL is 127.0.0.1)\n',
+    );
     return;
   }
   const r = spawnSync(
     'unshare',
-    ['-n', 'sh', '-c', 'ip link set lo up 2>/dev/null || true; exec "$@"', 'sh', process.execPath, ...process.execArgv, ...process.argv.slice(1)],
+    [
+      '-n',
+      'sh',
+      '-c',
+      'ip link set lo up 2>/dev/null || true; exec "$@"',
+      'sh',
+      process.execPath,
+      ...process.execArgv,
+      ...process.argv.slice(1),
+    ],
     { stdio: 'inherit', env: { ...process.env, [MARK]: '1' } },
   );
   process.exit(r.status ?? 1);

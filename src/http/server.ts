@@ -5,7 +5,14 @@
  * and, beside it, surfaces with ordinary HTTP statuses (the console's API, health). Every surface
  * registers in the one list the composition root passes.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import { type Clock, systemClock } from '../lib/clock.ts';
 import type { Log } from '../lib/log.ts';
 import { installBodyParser } from './body.ts';
@@ -134,8 +141,14 @@ export function buildServer(
     done(null, payload);
   });
 
-  app.setNotFoundHandler((req, reply) => {
+  const notFound = (req: FastifyRequest, reply: FastifyReply) =>
     reply.code(404).send(fail(404, `not found: ${req.method} ${req.url.split('?')[0]}`));
+  app.setNotFoundHandler(notFound);
+  // Outside every surface only unknown paths exist: a body Fastify refuses before routing (too
+  // large, cut off) still gets the 404 envelope, not Fastify's own body (found by npm run fuzz).
+  app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+    if (err.statusCode === undefined || err.statusCode >= 500) log.error({ err, url: req.url }, 'request failed');
+    return notFound(req, reply);
   });
   for (const s of surfaces) app.register(s.plugin, { prefix: s.prefix });
   return app;
