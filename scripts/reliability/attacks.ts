@@ -49,8 +49,11 @@ function open(port: number): Promise<Socket | undefined> {
   });
 }
 
-/** Opens a stream and never reads it. */
-async function nonReader(g: GatewayProcess, token: string): Promise<{ closed: () => boolean }> {
+/** Opens a stream and does not read it (until `wasCut` reads what is left, to see whether it ends). */
+async function nonReader(
+  g: GatewayProcess,
+  token: string,
+): Promise<{ closed: () => boolean; wasCut: () => Promise<boolean> }> {
   const s = (await open(g.port)) as Socket;
   let closed = false;
   s.on('close', () => {
@@ -59,7 +62,18 @@ async function nonReader(g: GatewayProcess, token: string): Promise<{ closed: ()
   s.on('error', () => {});
   s.write(`GET /open-api/v2/sse/bridge?access_token=${token} HTTP/1.1\r\nHost: x\r\n\r\n`);
   s.pause();
-  return { closed: () => closed };
+  return {
+    closed: () => closed,
+    // A paused socket hears of its end only once it has read what came before: read it all,
+    // and a stream that was cut ends; one that was not goes on (its heartbeats) past 10 s.
+    async wasCut() {
+      s.resume();
+      const until = Date.now() + 10_000;
+      while (!closed && Date.now() < until) await wait(50);
+      s.destroy();
+      return closed;
+    },
+  };
 }
 
 const wait = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -105,7 +119,7 @@ async function memory(events: number): Promise<AttackFigures['memory']> {
       eventMb: mb(bytes),
       rssBeforeMb: mb(rssBefore),
       rssAfterMb: mb(g.rss()),
-      slowClientCut: slow.closed(),
+      slowClientCut: await slow.wasCut(),
       alive: g.alive(),
     };
   } finally {
