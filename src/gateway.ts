@@ -24,7 +24,7 @@ import { openApiProjection } from './http/open-api/events.ts';
 import { openApiPlugin } from './http/open-api/plugin.ts';
 import type { AnswerCheck } from './http/open-api/route.ts';
 import type { OpenApiServices } from './http/open-api/services.ts';
-import { buildServer } from './http/server.ts';
+import { buildServer, limitConnections } from './http/server.ts';
 import { StreamWriter } from './http/stream/writer.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type MdnsHandle, startMdns } from './mdns.ts';
@@ -207,25 +207,18 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     media,
     cameras,
   };
-  const app = buildServer(
-    log,
-    [
-      {
-        prefix: '/open-api',
-        plugin: openApiPlugin({
-          services,
-          stream: sse,
-          ...(opts.answerCheck ? { answerCheck: opts.answerCheck } : {}),
-        }),
-      },
-    ],
+  const app = buildServer(log, [
     {
-      maxConnections: fitToOpenFileLimit(settings.http.max_connections, log),
-      headersTimeoutMs: settings.http.headers_timeout_ms,
-      requestTimeoutMs: settings.http.request_timeout_ms,
-      clock,
+      prefix: '/open-api',
+      plugin: openApiPlugin({ services, stream: sse, ...(opts.answerCheck ? { answerCheck: opts.answerCheck } : {}) }),
     },
-  );
+  ]);
+  limitConnections(app, {
+    maxConnections: fitToOpenFileLimit(settings.http.max_connections, log),
+    headersTimeoutMs: settings.http.headers_timeout_ms,
+    requestTimeoutMs: settings.http.request_timeout_ms,
+    clock,
+  });
 
   let control: ControlServer | undefined;
   let mdns: MdnsHandle | undefined;

@@ -34,8 +34,6 @@ export interface ServerLimits {
   clock?: Clock;
 }
 
-const DEFAULT_LIMITS: ServerLimits = { maxConnections: 512, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 };
-
 /**
  * Node's own timeouts stand behind the guard's (they run on real time, checked every 30 s):
  * this much later, so that they never fire first.
@@ -48,6 +46,27 @@ const guards = new WeakMap<FastifyInstance, GuardStats>();
 /** What the connection guard of a server did so far. */
 export function connectionStats(app: FastifyInstance): GuardStats | undefined {
   return guards.get(app);
+}
+
+/**
+ * Bounds the connections of a server built by buildServer, before it listens: the connection
+ * guard (src/http/connection-guard.ts) with its two timeouts on the gateway's clock, and Node's
+ * own timeouts behind them (Fastify's default request timeout is none: a body that never
+ * completes would be held forever).
+ */
+export function limitConnections(app: FastifyInstance, limits: ServerLimits): void {
+  app.server.requestTimeout = limits.requestTimeoutMs + BACKSTOP_MS;
+  app.server.headersTimeout = limits.headersTimeoutMs + BACKSTOP_MS;
+  guards.set(
+    app,
+    guardConnections(app.server, {
+      maxConnections: limits.maxConnections,
+      headersTimeoutMs: limits.headersTimeoutMs,
+      requestTimeoutMs: limits.requestTimeoutMs,
+      clock: limits.clock ?? systemClock,
+      log: app.log,
+    }),
+  );
 }
 
 /** Every route the server serves (method and URL as registered), for the test that checks the OpenAPI document. */
@@ -64,11 +83,7 @@ export function normalizeUrl(url: string): string {
 }
 
 /** Builds the server with its surfaces. It does not listen; the caller does (tests use inject()). */
-export function buildServer(
-  log: Log,
-  surfaces: readonly Surface[],
-  limits: ServerLimits = DEFAULT_LIMITS,
-): FastifyInstance {
+export function buildServer(log: Log, surfaces: readonly Surface[]): FastifyInstance {
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -77,8 +92,6 @@ export function buildServer(
     childLoggerFactory: (logger) => logger,
     rewriteUrl: (req) => normalizeUrl(req.url ?? '/'),
     bodyLimit: 1024 * 1024,
-    // Fastify's default is none: a body that never completes would be held forever.
-    requestTimeout: limits.requestTimeoutMs + BACKSTOP_MS,
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_PARAM_LENGTH },
     // A path parameter the router cannot decode (`%E0%A4%A`) or that is too long: the envelope,
@@ -111,17 +124,6 @@ export function buildServer(
       );
     },
   });
-  app.server.headersTimeout = limits.headersTimeoutMs + BACKSTOP_MS;
-  guards.set(
-    app,
-    guardConnections(app.server, {
-      maxConnections: limits.maxConnections,
-      headersTimeoutMs: limits.headersTimeoutMs,
-      requestTimeoutMs: limits.requestTimeoutMs,
-      clock: limits.clock ?? systemClock,
-      log,
-    }),
-  );
   installBodyParser(app);
   const routes: { method: string; url: string }[] = [];
   served.set(app, routes);
