@@ -325,7 +325,7 @@ function makeRequest(r: Random, routes: Route[], w: World, bodies: Record<string
     ? 'envelope'
     : route.template.endsWith('/sse/bridge')
       ? 'stream'
-      : route.template.endsWith('thirdparty/event')
+      : route.template.endsWith('thirdparty/event') && method === 'POST'
         ? 'event'
         : route.template.endsWith('.json')
           ? 'document'

@@ -18,4 +18,10 @@ describe('findings of the fuzzer', () => {
       assert.equal(r.status, 404);
       assert.deepEqual(r.json, { error: 404, data: {}, message: `not found: ${method} /nowhere` });
     });
+
+  it('a body over the limit sent with a method the API does not serve on a path it serves gets the 404 envelope', async () => {
+    const r = await call(gw.url, 'PATCH', '/open-api/v1/rest/thirdparty/event', { body: 'x'.repeat(2_000_000) });
+    assert.equal(r.status, 404);
+    assert.deepEqual(r.json, { error: 404, data: {}, message: 'not found: PATCH /open-api/v1/rest/thirdparty/event' });
+  });
 });
