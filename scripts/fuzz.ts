@@ -4,6 +4,7 @@
  * Prints its figures; exits 1 on any crash, answer outside the envelope or 5xx.
  */
 import { runFuzz } from './reliability/fuzz.ts';
+import { exitOnSignals } from './reliability/gateway-process.ts';
 import { inPrivateNetwork } from './reliability/netns.ts';
 
 function flag(name: string, fallback: number): number {
@@ -12,6 +13,7 @@ function flag(name: string, fallback: number): number {
 }
 
 inPrivateNetwork();
+exitOnSignals();
 const requests = flag('requests', 100_000);
 const seed = flag('seed', Date.now() % 1_000_000);
 const concurrency = flag('concurrency', 32);

@@ -7,11 +7,13 @@
  */
 import { runAttacks } from './reliability/attacks.ts';
 import { runDurability } from './reliability/durability.ts';
+import { exitOnSignals } from './reliability/gateway-process.ts';
 import { inPrivateNetwork } from './reliability/netns.ts';
 import { runServiceFaults } from './reliability/service-faults.ts';
 import { runStreamSoak } from './reliability/stream-soak.ts';
 
 inPrivateNetwork();
+exitOnSignals();
 const quick = process.argv.includes('--quick');
 const seedAt = process.argv.indexOf('--seed');
 const seed = seedAt === -1 ? Date.now() % 1_000_000 : Number(process.argv[seedAt + 1]);

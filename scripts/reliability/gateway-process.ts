@@ -62,6 +62,10 @@ export async function launchGateway(opts: LaunchOptions): Promise<GatewayProcess
     ],
     { env: opts.env },
   );
+  // A run that dies (an uncaught error, a kill of its own) takes its gateway with it.
+  const orphaned = () => cli.killAll();
+  process.on('exit', orphaned);
+  void cli.exited.then(() => process.off('exit', orphaned));
   try {
     await cli.waitForOutput(/opencube listening on /, 1, 60_000);
   } catch (err) {
@@ -104,6 +108,14 @@ export async function launchGateway(opts: LaunchOptions): Promise<GatewayProcess
     },
     exited: cli.exited,
   };
+}
+
+/**
+ * Ctrl-C or SIGTERM ends a run through process.exit, so that its exit handlers stop the gateways
+ * it started (they run in process groups of their own, which the signal does not reach).
+ */
+export function exitOnSignals(): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 }
 
 /** A token for `app`: `opencube link` presses the button, the app's poll of G1 gets its token. */

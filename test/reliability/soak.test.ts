@@ -10,7 +10,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ROOT } from '../helpers/cli.ts';
 
-/** Runs a script to its end (its whole process group is killed after `ms`: a guard, not a timing). */
+/**
+ * Runs a script to its end. After `ms` (a guard, not a timing) its process group gets SIGTERM,
+ * on which the script stops the gateways it started, then SIGKILL.
+ */
 function run(script: string, args: string[], ms: number): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', script), ...args], {
@@ -25,15 +28,21 @@ function run(script: string, args: string[], ms: number): Promise<{ code: number
     child.stderr.setEncoding('utf8').on('data', (c: string) => {
       out += c;
     });
-    const timer = setTimeout(() => {
+    const signal = (s: NodeJS.Signals) => {
       try {
-        process.kill(-(child.pid as number), 'SIGKILL');
+        process.kill(-(child.pid as number), s);
       } catch {
         // gone
       }
+    };
+    let kill: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      signal('SIGTERM');
+      kill = setTimeout(() => signal('SIGKILL'), 10_000);
     }, ms);
     child.on('close', (code) => {
       clearTimeout(timer);
+      clearTimeout(kill);
       resolve({ code, out });
     });
   });
