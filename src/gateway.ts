@@ -25,6 +25,7 @@ import { createSink, HttpAudioFetcher, onPath } from './drivers/audio/index.ts';
 import type { CameraDriver } from './drivers/camera/index.ts';
 import { type DriverOptions, loadDrivers } from './drivers/load.ts';
 import { DirectiveClient, THIRDPARTY_DRIVER, ThirdPartyInbox } from './drivers/thirdparty/index.ts';
+import { fitToOpenFileLimit } from './http/connection-guard.ts';
 import { ConsoleAccess } from './http/console/access.ts';
 import { consoleProjection } from './http/console/events.ts';
 import { consoleApiPlugin } from './http/console/plugin.ts';
@@ -35,7 +36,7 @@ import { openApiProjection } from './http/open-api/events.ts';
 import { openApiPlugin } from './http/open-api/plugin.ts';
 import type { AnswerCheck } from './http/open-api/route.ts';
 import type { OpenApiServices } from './http/open-api/services.ts';
-import { buildServer } from './http/server.ts';
+import { buildServer, limitConnections } from './http/server.ts';
 import { StreamWriter } from './http/stream/writer.ts';
 import { GatewayMetrics } from './integrations/metrics/index.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
@@ -170,7 +171,12 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   // clock may boot with its clock behind).
   const idBase = Math.max(Date.now() * 1000, kv.get<number>('event_id_base', 0) + 1_000_000_000);
   kv.set('event_id_base', idBase);
-  const bus = new EventBus(settings.sse.replay_size, idBase, (err) => log.error({ err }, 'event listener failed'));
+  const bus = new EventBus(
+    settings.sse.replay_size,
+    idBase,
+    (err) => log.error({ err }, 'event listener failed'),
+    settings.sse.replay_bytes,
+  );
   const clock = opts.clock ?? systemClock;
   const tokens = new TokenService(db, settings.link_window_seconds * 1000, clock, bus);
   const security = new SecurityService(db, bus);
@@ -200,6 +206,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   const sse = new StreamWriter(bus, openApiProjection, {
     heartbeatMs: settings.sse.heartbeat_seconds * 1000,
     queueLimit: settings.sse.client_queue,
+    queueBytes: settings.sse.client_queue_bytes,
+    maxStreams: settings.sse.max_streams,
     clock,
     log,
     allowOrigin: '*',
@@ -208,6 +216,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   const consoleStream = new StreamWriter(bus, consoleProjection, {
     heartbeatMs: settings.sse.heartbeat_seconds * 1000,
     queueLimit: settings.sse.client_queue,
+    queueBytes: settings.sse.client_queue_bytes,
+    maxStreams: settings.sse.max_streams,
     clock,
     log,
   });
@@ -275,7 +285,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   const espeak = detectEspeak(settings.audio.tts_builtin, (cmd) => onPath(cmd) !== undefined);
   if (!espeak && settings.audio.tts_builtin !== 'off')
     log.warn({ tts_builtin: settings.audio.tts_builtin }, 'no eSpeak NG found: the built-in TTS engine is not offered');
-  const ttsDirectives = new DirectiveClient(settings.thirdparty.timeout_ms, clock);
+  const ttsDirectives = new DirectiveClient(settings.thirdparty.timeout_ms, clock, log);
   const speech = new TtsService({
     engines: tts,
     directives: ttsDirectives,
@@ -371,6 +381,12 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     ],
     metrics ? { onAnswered: (route, method, outcome) => metrics?.request(route, method, outcome) } : {},
   );
+  limitConnections(app, {
+    maxConnections: fitToOpenFileLimit(settings.http.max_connections, log),
+    headersTimeoutMs: settings.http.headers_timeout_ms,
+    requestTimeoutMs: settings.http.request_timeout_ms,
+    clock,
+  });
 
   let control: ControlServer | undefined;
   let mdns: MdnsHandle | undefined;

@@ -114,9 +114,13 @@ export async function loadDevices(): Promise<void> {
   devicesLoaded.value = true;
 }
 
+/** Loads of the alarm asked for: answers can arrive out of order, only the latest one's counts. */
+let alarmLoads = 0;
+
 export async function loadAlarm(): Promise<void> {
+  const n = ++alarmLoads;
   const r = await api<{ alarm: AlarmStatus }>('GET', '/security');
-  alarm.value = r.alarm;
+  if (n === alarmLoads) alarm.value = r.alarm;
 }
 
 /** Counts the link events of each kind: an answer read before one is older than what it says. */

@@ -1,4 +1,6 @@
 /** Applies setting values sent by a client (D4 `capabilities`) or reported by a device (T1) onto a capability list. */
+
+import { own } from '../lib/object.ts';
 import { bodyDef, capabilityDef, compiledCapability } from './catalog.ts';
 import { fmt, isObject } from './format.ts';
 import { permissionCode, settingPermissionBits } from './permissions.ts';
@@ -49,7 +51,8 @@ export function applySettingsUpdate(
       const next: Record<string, SettingItem> = { ...cur.settings };
       for (const [k, item] of Object.entries(inc.settings)) {
         const sp = `${p}.settings.${k}`;
-        const was = cur.settings?.[k];
+        // Own keys only: a setting named `constructor` or `toString` is one the device does not have.
+        const was = cur.settings ? own(cur.settings, k) : undefined;
         if (!was) {
           if (client) errors.push(`${sp}: the device has no setting ${k}`);
           continue;
@@ -69,7 +72,7 @@ export function applySettingsUpdate(
           if (client) errors.push(`${sp}.value: the setting cannot be modified (permission ${was.permission})`);
           continue;
         }
-        checkSettingValue(was, settingDefs?.[k], item.value, `${sp}.value`, errors);
+        checkSettingValue(was, settingDefs ? own(settingDefs, k) : undefined, item.value, `${sp}.value`, errors);
         next[k] = { ...was, value: item.value };
       }
       settings = next;

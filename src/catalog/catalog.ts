@@ -3,7 +3,7 @@
  * compiled tables are built at load time from immutable data and never change afterwards.
  */
 
-import { deepFreeze } from '../lib/object.ts';
+import { deepFreeze, own } from '../lib/object.ts';
 import { type Clean, compileLenient } from './compile-lenient.ts';
 import { type Check, compileStrict } from './compile-strict.ts';
 import { cameraCapabilities } from './defs/camera.ts';
@@ -53,7 +53,7 @@ export const capabilityNames: readonly string[] = Object.freeze(capabilities.map
 
 /** The body definition of a capability for one name (or for a capability without fixed names). */
 export function bodyDef(def: CapabilityDef, name?: string): BodyDef | undefined {
-  if (def.naming.kind === 'fixed') return name === undefined ? undefined : def.naming.names[name];
+  if (def.naming.kind === 'fixed') return name === undefined ? undefined : own(def.naming.names, name);
   return def.body;
 }
 

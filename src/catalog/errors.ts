@@ -65,6 +65,14 @@ export const errorMessages: Record<ErrorCodeValue, string> = {
   110024: 'failed to update the device configuration',
 };
 
+/**
+ * What a 110019 says of a service that failed: the same words whether the connection was refused,
+ * reset or timed out, or the service answered an HTTP error or a redirect, so that a token holder
+ * cannot map the gateway's network through the service addresses it gives (the detail is logged
+ * at debug level).
+ */
+export const SERVICE_FAILED = 'the service could not be reached or answered badly';
+
 /** Where each code is documented: spec section 7 except 404, which this gateway adds for unknown paths. */
 export const errorOrigins: Partial<Record<ErrorCodeValue, string>> = {
   404: 'this gateway: unknown path (HTTP status 404 with the envelope)',

@@ -1,4 +1,5 @@
 /** Validation of a device's capability list (third-party DiscoveryRequest, Zigbee mapping, D2). */
+import { own } from '../lib/object.ts';
 import { bodyDef, capabilityDef, compiledCapability } from './catalog.ts';
 import { fmt, isObject } from './format.ts';
 import { permissionCode, permissionWords } from './permissions.ts';
@@ -35,7 +36,7 @@ export function checkCapabilityObject(c: unknown, path: string, errors: string[]
     if (!isObject(c.settings)) errors.push(`${path}.settings: expected an object, got ${fmt(c.settings)}`);
     else
       for (const [k, item] of Object.entries(c.settings))
-        checkSettingItem(item, body?.settings?.[k], `${path}.settings.${k}`, errors);
+        checkSettingItem(item, body?.settings ? own(body.settings, k) : undefined, `${path}.settings.${k}`, errors);
   }
   if (c.configuration !== undefined) {
     if (!isObject(c.configuration))

@@ -1,7 +1,8 @@
 /**
  * The one event bus of the process: domain events. Every change is one typed event with a
- * monotonic id; the bus keeps the last `capacity` events in a ring so that stream clients can
- * resume with Last-Event-ID. Subscribers are called synchronously, in order; a throwing
+ * monotonic id; the bus keeps the last `capacity` events, and at most `maxBytes` of them, in a
+ * ring so that stream clients can resume with Last-Event-ID (the ring keeps each event's JSON, not
+ * its object). Subscribers are called synchronously, in order; a throwing
  * subscriber is isolated from the others. Which events a client of the Open API stream sees, and
  * under which name, is that stream's projection (src/http/open-api/events.ts): the events of the
  * link window and of tokens never reach Open API clients. An event published by a subscriber is
@@ -59,12 +60,40 @@ export interface BusEvent<N extends EventName = EventName> {
 
 export type Replay = { ok: true; events: BusEvent[] } | { ok: false; oldest: number | null; last: number };
 
+/**
+ * An event as the replay ring keeps it: its JSON only. The object may hold far more memory than
+ * its JSON (and keeps alive what the registry has since replaced); `data` is parsed again on the
+ * rare read of a replayed event's data.
+ */
+class KeptEvent implements BusEvent {
+  constructor(
+    readonly id: number,
+    readonly name: EventName,
+    readonly module: string,
+    readonly type: string,
+    readonly json: string,
+  ) {}
+
+  get data(): EventPayloads[EventName] {
+    return JSON.parse(this.json);
+  }
+}
+
+/** What one kept event costs besides its JSON (the record, its strings, the ring slot), in bytes. */
+const EVENT_OVERHEAD = 160;
+
+/** Bytes an event takes in the ring: its JSON (V8 keeps ASCII text at a byte a character) and the record. */
+function sizeOf(e: KeptEvent): number {
+  return e.json.length + e.name.length + EVENT_OVERHEAD;
+}
+
 export type Listener = (event: BusEvent) => void;
 
 export class EventBus {
-  private readonly ring: (BusEvent | undefined)[];
+  private readonly ring: (KeptEvent | undefined)[];
   private next = 0;
   private count = 0;
+  private bytes = 0;
   private lastId: number;
   private readonly listeners = new Set<Listener>();
   /** Events published while listeners run, delivered once the current event has reached them all. */
@@ -75,11 +104,14 @@ export class EventBus {
    * @param capacity events kept for replay
    * @param firstId ids start above this; main passes a clock-based value so that ids keep rising
    *   across restarts and a stale Last-Event-ID from before a restart is recognised as a gap.
+   * @param maxBytes bytes of events kept for replay: the oldest go first when more would be kept
+   *   (the newest event is always kept)
    */
   constructor(
     readonly capacity = 10_000,
     firstId = 0,
     private readonly onListenerError: (err: unknown) => void = () => {},
+    readonly maxBytes = 16 * 1024 * 1024,
   ) {
     this.ring = new Array(capacity);
     this.lastId = firstId;
@@ -89,9 +121,7 @@ export class EventBus {
   publish<N extends EventName>(name: N, data: EventPayloads[N]): BusEvent<N> {
     const [module, type] = name.split('#') as [string, string];
     const event: BusEvent<N> = { id: ++this.lastId, name, module, type, data, json: JSON.stringify(data) };
-    this.ring[this.next] = event as BusEvent;
-    this.next = (this.next + 1) % this.capacity;
-    if (this.count < this.capacity) this.count++;
+    this.keep(new KeptEvent(event.id, name, module, type, event.json));
     this.queue.push(event as BusEvent);
     // A listener that publishes (the alarm, on a device state) must not have its event reach the
     // listeners after it before the event it reacts to: events are delivered in id order.
@@ -113,6 +143,33 @@ export class EventBus {
     return event;
   }
 
+  /** Bytes of the events kept for replay (see sizeOf). */
+  get keptBytes(): number {
+    return this.bytes;
+  }
+
+  /** Number of events kept for replay. */
+  get kept(): number {
+    return this.count;
+  }
+
+  /** Puts an event in the ring, dropping the oldest past the count or the bytes. */
+  private keep(e: KeptEvent): void {
+    if (this.count === this.capacity) this.dropOldest();
+    this.ring[this.next] = e;
+    this.next = (this.next + 1) % this.capacity;
+    this.count++;
+    this.bytes += sizeOf(e);
+    while (this.bytes > this.maxBytes && this.count > 1) this.dropOldest();
+  }
+
+  private dropOldest(): void {
+    const idx = (this.next - this.count + this.capacity) % this.capacity;
+    this.bytes -= sizeOf(this.ring[idx] as KeptEvent);
+    this.ring[idx] = undefined;
+    this.count--;
+  }
+
   /** Subscribes to every future event; returns the unsubscribe function. */
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener);
@@ -132,7 +189,7 @@ export class EventBus {
   get oldest(): number | null {
     if (this.count === 0) return null;
     const idx = (this.next - this.count + this.capacity) % this.capacity;
-    return (this.ring[idx] as BusEvent).id;
+    return (this.ring[idx] as KeptEvent).id;
   }
 
   /** Events after `lastSeen`, or a gap when some of them are no longer kept (or the id is unknown). */
@@ -145,7 +202,7 @@ export class EventBus {
     const skip = lastSeen - oldest + 1;
     const events: BusEvent[] = [];
     for (let i = skip; i < this.count; i++) {
-      events.push(this.ring[(this.next - this.count + i + this.capacity * 2) % this.capacity] as BusEvent);
+      events.push(this.ring[(this.next - this.count + i + this.capacity * 2) % this.capacity] as KeptEvent);
     }
     return { ok: true, events };
   }

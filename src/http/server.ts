@@ -5,9 +5,18 @@
  * and, beside it, surfaces with ordinary HTTP statuses (the console's API, health). Every surface
  * registers in the one list the composition root passes.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
+import { type Clock, systemClock } from '../lib/clock.ts';
 import type { Log } from '../lib/log.ts';
 import { installBodyParser } from './body.ts';
+import { type GuardStats, guardConnections } from './connection-guard.ts';
 import { fail, sendFailure } from './open-api/envelope.ts';
 
 declare module 'fastify' {
@@ -29,7 +38,49 @@ export interface Surface {
   plugin: FastifyPluginAsync;
 }
 
+/** Bounds of connections (settings `http.*`; docs/security.md). */
+export interface ServerLimits {
+  maxConnections: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** The clock of the two timeouts (the gateway's). */
+  clock?: Clock;
+}
+
+/**
+ * Node's own timeouts stand behind the guard's (they run on real time, checked every 30 s):
+ * this much later, so that they never fire first.
+ */
+const BACKSTOP_MS = 10_000;
+
 const served = new WeakMap<FastifyInstance, { method: string; url: string }[]>();
+const guards = new WeakMap<FastifyInstance, GuardStats>();
+
+/** What the connection guard of a server did so far. */
+export function connectionStats(app: FastifyInstance): GuardStats | undefined {
+  return guards.get(app);
+}
+
+/**
+ * Bounds the connections of a server built by buildServer, before it listens: the connection
+ * guard (src/http/connection-guard.ts) with its two timeouts on the gateway's clock, and Node's
+ * own timeouts behind them (Fastify's default request timeout is none: a body that never
+ * completes would be held forever).
+ */
+export function limitConnections(app: FastifyInstance, limits: ServerLimits): void {
+  app.server.requestTimeout = limits.requestTimeoutMs + BACKSTOP_MS;
+  app.server.headersTimeout = limits.headersTimeoutMs + BACKSTOP_MS;
+  guards.set(
+    app,
+    guardConnections(app.server, {
+      maxConnections: limits.maxConnections,
+      headersTimeoutMs: limits.headersTimeoutMs,
+      requestTimeoutMs: limits.requestTimeoutMs,
+      clock: limits.clock ?? systemClock,
+      log: app.log,
+    }),
+  );
+}
 
 /** Every route the server serves (method and URL as registered), for the test that checks the OpenAPI document. */
 export function servedRoutes(app: FastifyInstance): readonly { method: string; url: string }[] {
@@ -71,11 +122,18 @@ export function buildServer(log: Log, surfaces: readonly Surface[], opts: Server
     // A request Node cannot even parse still gets the envelope, so clients can read what went wrong.
     clientErrorHandler: (err, socket) => {
       if (!socket.writable) return;
+      const code = (err as NodeJS.ErrnoException).code;
+      const timeout = code === 'ERR_HTTP_REQUEST_TIMEOUT';
       const body = JSON.stringify(
-        fail(400, `malformed HTTP request: ${(err as NodeJS.ErrnoException).code ?? err.message}`),
+        fail(
+          400,
+          timeout
+            ? 'request timeout: the request did not arrive in time'
+            : `malformed HTTP request: ${code ?? err.message}`,
+        ),
       );
       socket.end(
-        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `HTTP/1.1 ${timeout ? '408 Request Timeout' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       );
     },
   });
@@ -112,8 +170,20 @@ export function buildServer(log: Log, surfaces: readonly Surface[], opts: Server
     done(null, payload);
   });
 
-  app.setNotFoundHandler((req, reply) => {
+  const notFound = (req: FastifyRequest, reply: FastifyReply) =>
     reply.code(404).send(fail(404, `not found: ${req.method} ${req.url.split('?')[0]}`));
+  app.setNotFoundHandler(notFound);
+  // A body Fastify refuses before routing (too large, cut off) on a path no surface serves still
+  // gets the 404 envelope, not Fastify's own body (found by npm run fuzz). On a route of a surface
+  // without its own handler (health, the console's files), the refusal says what it is.
+  app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+    const status = err.statusCode;
+    const served = req.routeOptions.url !== undefined;
+    if (status === undefined || status >= 500) {
+      log.error({ err, url: req.url }, 'request failed');
+      return served ? reply.code(500).send(fail(500)) : notFound(req, reply);
+    }
+    return served ? reply.code(status).send(fail(400, err.message)) : notFound(req, reply);
   });
   for (const s of surfaces) app.register(s.plugin, { prefix: s.prefix });
   return app;

@@ -16,7 +16,15 @@ export interface Settings {
   log_format: 'json' | 'pretty';
   metrics: 'off' | 'token' | 'open';
   link_window_seconds: number;
-  sse: { heartbeat_seconds: number; replay_size: number; client_queue: number };
+  sse: {
+    heartbeat_seconds: number;
+    replay_size: number;
+    client_queue: number;
+    client_queue_bytes: number;
+    replay_bytes: number;
+    max_streams: number;
+  };
+  http: { max_connections: number; headers_timeout_ms: number; request_timeout_ms: number };
   thirdparty: { timeout_ms: number };
   zigbee: {
     mode: 'sim' | 'z2m' | 'herdsman' | 'off';

@@ -72,7 +72,7 @@ describe('the simulated Zigbee2MQTT', () => {
   });
 
   it('publishes retained bridge/state, bridge/info, bridge/devices and availability', async () => {
-    assert.ok(net.url.startsWith('mqtt://127.0.0.1:'));
+    assert.match(net.url, /^mqtt:\/\/opencube:[\w-]{32}@127\.0\.0\.1:\d+$/, 'credentials generated at start');
     const state = await w.next((m) => m.topic === 'zigbee2mqtt/bridge/state');
     assert.deepEqual(state.json, { state: 'online' });
     const info = await w.next((m) => m.topic === 'zigbee2mqtt/bridge/info');

@@ -106,12 +106,18 @@ export function SecurityPage() {
   const [open, setOpen] = useState<number | undefined>();
   const version = securityVersion.value;
   useEffect(() => {
+    // A newer read replaces this one: its answer, if it comes later, is older than what is shown.
+    let current = true;
     api<Security>('GET', '/security')
       .then((r) => {
+        if (!current) return;
         setData(r);
         setError('');
       })
-      .catch((err) => setError(wordsOf(err)));
+      .catch((err) => current && setError(wordsOf(err)));
+    return () => {
+      current = false;
+    };
   }, [version]);
   const status = alarm.value ?? data?.alarm;
   const running = status?.ends_at !== null && status?.ends_at !== undefined;

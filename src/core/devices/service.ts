@@ -8,6 +8,8 @@ import { ErrorCode, type Failure, failure } from '../../catalog/errors.ts';
 import {
   applySettingsUpdate,
   type CapabilityObject,
+  deviceLimits,
+  tooLarge,
   validateCommand,
   validateQuery,
   validateTags,
@@ -20,7 +22,7 @@ import type { DeviceRegistry } from './registry.ts';
 
 export type Done = { ok: true } | ({ ok: false } & Failure);
 
-const MAX_NAME_LENGTH = 256;
+const MAX_NAME_LENGTH = deviceLimits.nameChars;
 /** The most one D4 call may wait on drivers in all. */
 const UPDATE_BUDGET_MS = 4000;
 
@@ -243,7 +245,9 @@ export class DeviceService {
     }
     if (body.tags !== undefined) {
       const r = validateTags(body.tags, 'tags');
-      if (r.ok) plan.tags = body.tags as Record<string, unknown>;
+      const large = tooLarge(body.tags, deviceLimits.tagsChars, 'tags');
+      if (large) errors.push(large);
+      else if (r.ok) plan.tags = body.tags as Record<string, unknown>;
       else errors.push(...r.errors);
     }
     const caps = this.applyCapabilities(device.capabilities, body, errors);
@@ -251,7 +255,9 @@ export class DeviceService {
       const changed = caps.filter((c) => !device.capabilities.some((o) => isDeepStrictEqual(o, c)));
       plan.capabilities = { changed };
     }
-    if (body.state !== undefined) {
+    const largeState = tooLarge(body.state, deviceLimits.stateChars, 'state');
+    if (largeState) errors.push(largeState);
+    else if (body.state !== undefined) {
       const r = validateCommand(caps, withChannelAliases(body.state, device), 'state');
       if (r.ok) plan.state = r.value;
       else errors.push(...r.errors);

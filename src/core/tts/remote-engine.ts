@@ -8,6 +8,7 @@
  * - `SynthesizeSpeech`, payload `{text, label?, language?}`: reply payload `{audio: {url, label}}`.
  */
 
+import { SERVICE_FAILED } from '../../catalog/errors.ts';
 import { isObject } from '../../lib/object.ts';
 import type { AudioRef, SpeechEngine, Synthesis, SynthesisRequest, TtsContext, TtsOutcome, Voice } from './engine.ts';
 import type { TtsEngine } from './engines.ts';
@@ -115,6 +116,7 @@ export class RemoteEngine implements SpeechEngine {
         kind: 'engine_error',
         message: `engine ${this.name} answered ${reply.type}${reply.description ? ` (${reply.description})` : ''}`,
       };
-    return { ok: false, kind: 'unreachable', message: `engine ${this.name}: ${reply.reason}` };
+    // The reason is in the directive client's debug log only (SERVICE_FAILED says why).
+    return { ok: false, kind: 'unreachable', message: `engine ${this.name}: ${SERVICE_FAILED}` };
   }
 }

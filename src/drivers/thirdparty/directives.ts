@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import { LazyAgent } from '../../lib/lazy-agent.ts';
+import type { Log } from '../../lib/log.ts';
 import { isObject } from '../../lib/object.ts';
 
 /** How a directive ended. */
@@ -47,16 +48,23 @@ export function readReply(text: string): DirectiveReply {
 export class DirectiveClient {
   private readonly agent: LazyAgent;
 
-  /** `clock` runs the wait for each reply; the agent's own timeouts are only a backstop behind it. */
+  /**
+   * `clock` runs the wait for each reply; the agent's own timeouts are only a backstop behind it.
+   * `log` gets why a directive failed (debug level): clients get SERVICE_FAILED only.
+   */
   constructor(
     private readonly timeoutMs: number,
     private readonly clock: Clock = systemClock,
+    private readonly log?: Log,
   ) {
-    // Many connections per origin: a provider may hold directives for one device for a while
-    // and answer them together, so concurrent directives must not queue behind each other.
+    // No limit of connections per origin: a provider may hold directives for one device for a
+    // while and answer them together, and a bridge serves many devices on one host:port, so a
+    // directive must never queue behind other directives (a hung device would stall every device
+    // of its bridge). Each directive holds its connection for at most the timeout, and directives
+    // in flight are bounded by the requests the server takes at once (its connection limit).
     const backstop = timeoutMs + 60_000;
     this.agent = new LazyAgent({
-      connections: 64,
+      connections: null,
       keepAliveTimeout: 10_000,
       keepAliveMaxTimeout: 60_000,
       connect: { timeout: backstop },
@@ -107,20 +115,25 @@ export class DirectiveClient {
       const reply = readReply(Buffer.concat(chunks).toString('utf8'));
       // A redirect is not followed: the directive did not reach what the service address names.
       if (reply.kind === 'ok' && res.statusCode >= 300)
-        return {
+        return this.failed(address, name, {
           kind: 'failed',
           reason: `the service answered HTTP ${res.statusCode}${res.statusCode < 400 ? ' (redirects are not followed)' : ''}`,
           offline: false,
-        };
+        });
       return reply;
     } catch (err) {
       const e = err as Error & { code?: string; cause?: { code?: string } };
       const timedOut = signal.aborted || e.name === 'TimeoutError' || /Timeout/i.test(e.code ?? '');
       const reason = timedOut ? `no answer within ${wait} ms` : `${e.cause?.code ?? e.code ?? e.name}: ${e.message}`;
-      return { kind: 'failed', reason, offline: !timedOut || wait >= this.timeoutMs };
+      return this.failed(address, name, { kind: 'failed', reason, offline: !timedOut || wait >= this.timeoutMs });
     } finally {
       cancel();
     }
+  }
+
+  private failed(address: string, directive: string, reply: DirectiveReply & { kind: 'failed' }): DirectiveReply {
+    this.log?.debug({ service_address: address, directive, reason: reply.reason }, 'directive failed');
+    return reply;
   }
 
   async close(): Promise<void> {

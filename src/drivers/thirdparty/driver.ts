@@ -4,8 +4,8 @@
  * marks the device offline; it comes back only with a state or online report (spec 3).
  */
 
-import { ErrorCode, type ErrorCodeValue, errorMessages } from '../../catalog/errors.ts';
-import { type CapabilityObject, sanitizeReport } from '../../catalog/index.ts';
+import { ErrorCode, type ErrorCodeValue, errorMessages, SERVICE_FAILED } from '../../catalog/errors.ts';
+import { type CapabilityObject, deviceLimits, sanitizeReport, tooLarge } from '../../catalog/index.ts';
 import type { DeviceRecord, Driver, DriverCommand, DriverHost, Outcome } from '../../core/devices/contract.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
@@ -52,7 +52,7 @@ export class ThirdPartyDriver implements Driver {
     private readonly log?: Log,
     private readonly clock: Clock = systemClock,
   ) {
-    this.client = new DirectiveClient(timeoutMs, clock);
+    this.client = new DirectiveClient(timeoutMs, clock, log);
   }
 
   async start(host: DriverHost): Promise<void> {
@@ -77,6 +77,10 @@ export class ThirdPartyDriver implements Driver {
         const reply = await this.directive(d, 'QueryDeviceStates', { state: command.query }, command.deadline);
         if (reply.kind !== 'ok') return this.failed(d, reply, ErrorCode.DEVICE_UPDATE_FAILED);
         const result = isObject(reply.payload.state) ? reply.payload.state : {};
+        // The result goes out as one event: bounded like any state (catalog/limits.ts).
+        const large = tooLarge(result, deviceLimits.stateChars, 'the query result');
+        if (large)
+          return this.failed(d, { kind: 'failed', reason: large, offline: false }, ErrorCode.DEVICE_UPDATE_FAILED);
         const known = new Set(d.capabilities.map((c: CapabilityObject) => c.capability));
         const state: Record<string, unknown> = {};
         for (const [k, v] of Object.entries(result)) if (known.has(k)) state[k] = v;
@@ -123,11 +127,12 @@ export class ThirdPartyDriver implements Driver {
 
   private failed(d: DeviceRecord, reply: Exclude<DirectiveReply, { kind: 'ok' }>, code: ErrorCodeValue): Outcome {
     if (reply.kind === 'failed') {
-      this.log?.warn({ serial_number: d.serial_number, reason: reply.reason }, 'third-party directive failed');
+      // The reason (refused, an HTTP status, a timeout) is in the debug log only: see SERVICE_FAILED.
+      this.log?.debug({ serial_number: d.serial_number, reason: reply.reason }, 'third-party directive failed');
       return {
         ok: false,
         code: ErrorCode.THIRD_PARTY_UNREACHABLE,
-        message: `${errorMessages[ErrorCode.THIRD_PARTY_UNREACHABLE]}: ${reply.reason}`,
+        message: `${errorMessages[ErrorCode.THIRD_PARTY_UNREACHABLE]}: ${SERVICE_FAILED}`,
         offline: reply.offline,
       };
     }

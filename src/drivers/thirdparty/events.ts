@@ -6,8 +6,11 @@
 import {
   applySettingsUpdate,
   type CapabilityObject,
+  capabilitiesTooLarge,
+  deviceLimits,
   isDisplayCategory,
   sanitizeReport,
+  tooLarge,
   validateCapabilities,
   validateTags,
 } from '../../catalog/index.ts';
@@ -20,7 +23,7 @@ import { THIRDPARTY_DRIVER } from './driver.ts';
 
 /** At most this many endpoints in one DiscoveryRequest. */
 export const MAX_DISCOVERY_ENDPOINTS = 1000;
-const MAX_STRING = 1024;
+const MAX_STRING = deviceLimits.endpointStringChars;
 
 function fmt(v: unknown): string {
   const s = JSON.stringify(v);
@@ -113,6 +116,16 @@ export class ThirdPartyInbox implements DeviceEventInbox {
       if (category === 'camera') errors.push(`${p}.display_category: cameras cannot be synced by DiscoveryRequest`);
       else if (!isDisplayCategory(category))
         errors.push(`${p}.display_category: ${fmt(category)} is not a display category`);
+      // Sizes first: what one device may carry bounds every event about it (catalog/limits.ts).
+      const large = [
+        capabilitiesTooLarge(e.capabilities, `${p}.capabilities`),
+        tooLarge(e.tags, deviceLimits.tagsChars, `${p}.tags`),
+        tooLarge(e.state, deviceLimits.stateChars, `${p}.state`),
+      ].filter((x) => x !== undefined);
+      if (large.length > 0) {
+        errors.push(...large);
+        continue;
+      }
       const caps = validateCapabilities(e.capabilities, `${p}.capabilities`);
       if (!caps.ok) errors.push(...caps.errors);
       let tags: Record<string, unknown> | undefined;
@@ -194,6 +207,8 @@ export class ThirdPartyInbox implements DeviceEventInbox {
 
   private states(d: DeviceRecord, payload: Record<string, unknown>): InboundResult {
     if (!isObject(payload.state)) return invalid([`payload.state: expected an object, got ${fmt(payload.state)}`]);
+    const large = tooLarge(payload.state, deviceLimits.stateChars, 'payload.state');
+    if (large) return invalid([large]);
     const clean = sanitizeReport(d.capabilities, payload.state);
     if (clean.warnings.length > 0) {
       // Nothing usable in a non-empty report is an error the sender should see; a partly bad one is cleaned.
@@ -220,6 +235,11 @@ export class ThirdPartyInbox implements DeviceEventInbox {
   private information(d: DeviceRecord, payload: Record<string, unknown>): InboundResult {
     const errors: string[] = [];
     let capabilities: CapabilityObject[] | undefined;
+    const large = [
+      capabilitiesTooLarge(payload.capabilities, 'payload.capabilities'),
+      tooLarge(payload.tags, deviceLimits.tagsChars, 'payload.tags'),
+    ].filter((x) => x !== undefined);
+    if (large.length > 0) return invalid(large);
     if (payload.capabilities === undefined) errors.push('payload.capabilities: required');
     else {
       const r = applySettingsUpdate(d.capabilities, payload.capabilities, { source: 'report' }, 'payload.capabilities');

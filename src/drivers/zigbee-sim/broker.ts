@@ -1,8 +1,33 @@
-/** The embedded MQTT broker (aedes) of the simulated network, on loopback only. */
+/**
+ * The embedded MQTT broker (aedes) of the simulated network, on loopback only. Loopback is not a
+ * boundary (any local process reaches it): in sim mode the broker takes only the credentials
+ * generated at its start, which travel in its URL to the driver and the simulators and are never
+ * logged (docs/security.md).
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
-import { Aedes } from 'aedes';
+import { Aedes, type AuthenticateError } from 'aedes';
+
+/** A user name and password an MQTT client must give. */
+export interface BrokerCredentials {
+  username: string;
+  password: string;
+}
+
+/** New credentials: a fixed user name, 192 random bits of password. */
+export function newCredentials(): BrokerCredentials {
+  return { username: 'opencube', password: randomBytes(24).toString('base64url') };
+}
+
+/** MQTT CONNACK return code 4: bad user name or password. */
+const BAD_CREDENTIALS = 4;
+
+function sameSecret(given: Buffer | undefined, wanted: Buffer): boolean {
+  return given !== undefined && given.length === wanted.length && timingSafeEqual(given, wanted);
+}
 
 export interface Broker {
+  /** The URL clients connect to, with the credentials when there are some. */
   url: string;
   port: number;
   /** The topic filters each connected client has subscribed to, by client id (what a client reads). */
@@ -11,9 +36,21 @@ export interface Broker {
   close(): Promise<void>;
 }
 
-/** Starts aedes on 127.0.0.1 (`port` 0 picks a free one). */
-export async function startBroker(port = 0, host = '127.0.0.1'): Promise<Broker> {
-  const aedes = await Aedes.createBroker();
+/** Starts aedes on 127.0.0.1 (`port` 0 picks a free one); with `credentials`, only clients that give them connect. */
+export async function startBroker(port = 0, host = '127.0.0.1', credentials?: BrokerCredentials): Promise<Broker> {
+  const secret = credentials ? Buffer.from(credentials.password, 'utf8') : undefined;
+  const aedes = await Aedes.createBroker(
+    credentials && secret
+      ? {
+          authenticate: (_client, username, password, done) => {
+            if (username === credentials.username && sameSecret(password, secret)) return done(null, true);
+            const err = new Error('bad user name or password') as AuthenticateError;
+            err.returnCode = BAD_CREDENTIALS as AuthenticateError['returnCode'];
+            done(err, null);
+          },
+        }
+      : {},
+  );
   // aedes handles the packets of one socket read concurrently: a retained PUBLISH waits for its
   // store while a later plain one is delivered at once, and aedes' duplicate filter (meant for
   // brokers in a cluster) then drops the retained one as "older" for every subscriber: a
@@ -47,8 +84,11 @@ export async function startBroker(port = 0, host = '127.0.0.1'): Promise<Broker>
   const addr = server.address();
   const bound = typeof addr === 'object' && addr ? addr.port : port;
   let closed = false;
+  const auth = credentials
+    ? `${encodeURIComponent(credentials.username)}:${encodeURIComponent(credentials.password)}@`
+    : '';
   return {
-    url: `mqtt://${host}:${bound}`,
+    url: `mqtt://${auth}${host}:${bound}`,
     port: bound,
     subscriptions: () => new Map([...subs].map(([id, set]) => [id, [...set]])),
     async close() {

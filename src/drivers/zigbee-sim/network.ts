@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ModelFixture } from '../../zigbee/exposes.ts';
-import { type Broker, startBroker } from './broker.ts';
+import { type Broker, newCredentials, startBroker } from './broker.ts';
 import { type SimulatorOptions, Z2mSimulator } from './simulator.ts';
 
 const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
@@ -51,7 +51,9 @@ export interface SimNetwork {
 /** Starts the broker on 127.0.0.1 and a simulated Zigbee2MQTT per base topic. */
 export async function startSimNetwork(opts: SimNetworkOptions): Promise<SimNetwork> {
   const fixtures = loadFixtures();
-  let broker = await startBroker(opts.port ?? 0);
+  // Per start: a local process that did not start this network cannot read or inject states.
+  const credentials = newCredentials();
+  let broker = await startBroker(opts.port ?? 0, '127.0.0.1', credentials);
   const port = broker.port;
   const url = broker.url;
   const n = opts.baseTopics.length;
@@ -90,7 +92,7 @@ export async function startSimNetwork(opts: SimNetworkOptions): Promise<SimNetwo
     },
     async restartBroker() {
       await net.stopBroker();
-      broker = await startBroker(port);
+      broker = await startBroker(port, '127.0.0.1', credentials);
       brokerUp = true;
     },
     async stop() {

@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import type { Driver } from '../../core/devices/contract.ts';
 import type { Log } from '../../lib/log.ts';
+import { redactText } from '../../lib/redact.ts';
 import type { Settings } from '../../settings/index.ts';
 import { Zigbee2MqttDriver, type Zigbee2MqttOptions } from '../zigbee2mqtt/index.ts';
 import { type SimNetwork, type SimNetworkOptions, startSimNetwork } from './network.ts';
@@ -35,7 +36,7 @@ export function createSimulatedZigbee(
         sim: opts.sim,
       });
       log.info(
-        { url: network.url, devices: z.sim_devices, base_topics: z.base_topics },
+        { url: redactText(network.url), devices: z.sim_devices, base_topics: z.base_topics },
         'zigbee: simulated network started',
       );
       return network.url;

@@ -2,8 +2,9 @@
  * The event-stream writer: one subscriber of the bus that fans each event out to every open
  * stream of one audience (the Open API's clients; the console's). What a client receives, and
  * under which name, is the audience's projection. Each event is framed once per distinct frame;
- * each client has a bounded backlog, so one slow reader is cut off instead of holding memory or
- * delaying the others. Heartbeats run on the injected clock.
+ * each client has a backlog bounded in events and in bytes, so one slow reader is cut off instead
+ * of holding memory or delaying the others; the streams open at once are bounded too. Heartbeats
+ * run on the injected clock.
  */
 import type { ServerResponse } from 'node:http';
 import type { BusEvent, EventBus } from '../../core/event-bus.ts';
@@ -35,6 +36,10 @@ export interface WriterOptions {
   heartbeatMs: number;
   /** Events one client may have queued before it is cut off (it can resume with Last-Event-ID). */
   queueLimit: number;
+  /** Bytes one client may have queued before it is cut off (unbounded when not given). */
+  queueBytes?: number;
+  /** Streams open at once; one more is told to come back later (unbounded when not given). */
+  maxStreams?: number;
   retryMs?: number;
   clock: Clock;
   log?: Log;
@@ -48,6 +53,9 @@ interface Client extends StreamClient {
   backlog: number;
   congested: boolean;
 }
+
+/** The retry a client is told when every stream is taken. */
+const FULL_RETRY_MS = 10_000;
 
 /** Name of the event that tells a resuming client some events are gone (see docs/api.md). */
 export const GAP_EVENT = 'eventsLost';
@@ -135,6 +143,15 @@ export class StreamWriter {
       socket?.end();
       return;
     }
+    if (this.opts.maxStreams !== undefined && this.clients.size >= this.opts.maxStreams) {
+      // Full: the stream ends at once with a longer retry, so EventSource clients come back later
+      // (a non-200 status would make them give up for good).
+      this.opts.log?.warn({ streams: this.clients.size }, 'event stream refused: too many streams open');
+      const socket = res.socket;
+      res.end(`retry: ${FULL_RETRY_MS}\n: too many event streams are open, come back later\n\n`);
+      socket?.end();
+      return;
+    }
     res.socket?.setNoDelay(true);
     res.socket?.setKeepAlive(true, 30_000);
     const c: Client = { ...client, res, backlog: 0, congested: false };
@@ -195,9 +212,12 @@ export class StreamWriter {
       this.clients.delete(c);
       return;
     }
-    if (c.congested && ++c.backlog > this.opts.queueLimit) {
+    if (
+      c.congested &&
+      (++c.backlog > this.opts.queueLimit || c.res.writableLength > (this.opts.queueBytes ?? Number.POSITIVE_INFINITY))
+    ) {
       this.opts.log?.warn(
-        { backlog: c.backlog },
+        { backlog: c.backlog, bytes: c.res.writableLength },
         'event stream client too slow: disconnected (it can resume with Last-Event-ID)',
       );
       this.clients.delete(c);

@@ -25,6 +25,10 @@ function answer<T>(r: TtsOutcome<T>, data: (v: T) => object): RouteResult {
         ErrorCode.THIRD_PARTY_UNREACHABLE,
         `failed to access the TTS engine's service address: ${r.message}`,
       );
+    // The engine's service answered, but not usably: its fault, not the gateway's (500).
+    case 'engine_error':
+    case 'bad_reply':
+      return failed(ErrorCode.THIRD_PARTY_UNREACHABLE, r.message);
     default:
       return failed(ErrorCode.SERVER_ERROR, r.message);
   }
