@@ -8,6 +8,8 @@ import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { CameraDriver } from '../../src/drivers/camera/index.ts';
 import { MultipartReader, multipartBoundary } from '../../src/drivers/camera/mjpeg.ts';
+import { COOKIE } from '../../src/http/console/route.ts';
+import { consoleClient } from '../console/client.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { call, eventually, rest, startGateway, type TestGateway } from '../helpers/foundation.ts';
 import { cameraBody } from './bodies.ts';
@@ -33,9 +35,9 @@ interface Viewer {
 }
 
 /** Opens the live view and collects its frames. */
-function view(base: string, path: string): Promise<Viewer> {
+function view(base: string, path: string, headers: Record<string, string> = {}): Promise<Viewer> {
   return new Promise((resolve, reject) => {
-    const req = request(`${base}${path}`);
+    const req = request(`${base}${path}`, { headers });
     req.on('error', reject);
     req.on('response', (res) => {
       const frames: Buffer[] = [];
@@ -180,6 +182,28 @@ describe('snapshots and the live view', () => {
     assert.equal(driver().ffmpegRuns, runs + 1);
     for (const v of viewers) v.close();
     await eventually(() => driver().live.open_upstreams === 0, 10_000, 'the ffmpeg upstream stopped');
+  });
+
+  test("the console's live view needs a session and shares the camera's one upstream with Open API viewers", async () => {
+    const consolePath = `/console/api/cameras/${espCam}/live`;
+    const refused = await view(g.url, consolePath);
+    assert.equal(refused.status, 401, 'no session, no frames');
+    assert.equal(refused.frames.length, 0);
+    refused.close();
+    await g.gateway.setConsolePassword('a console password');
+    const c = consoleClient(g.url);
+    assert.equal((await c.login('a console password')).status, 200);
+    const opened = esp.streamsOpened();
+    const onConsole = await view(g.url, consolePath, { cookie: `${COOKIE}=${c.cookie}` });
+    const onApi = await view(g.url, `${rest('v2', `cameras/${espCam}/live`)}?access_token=${token}`);
+    assert.equal(onConsole.status, 200);
+    assert.match(onConsole.type, /^multipart\/x-mixed-replace/);
+    await Promise.all([onConsole.waitFrames(2), onApi.waitFrames(2)]);
+    assert.deepEqual(decodedSize(onConsole.frames[1] as Buffer), { width: 320, height: 240 });
+    assert.equal(esp.streamsOpened(), opened + 1, 'one upstream connection for both surfaces');
+    onConsole.close();
+    onApi.close();
+    await eventually(() => esp.streamsOpen() === 0, 10_000, 'the upstream closed after the last viewer');
   });
 
   test('a live viewer is ended when its camera is removed', async () => {

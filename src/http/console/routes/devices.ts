@@ -8,6 +8,7 @@ import type { ErrorCodeValue } from '../../../catalog/errors.ts';
 import { any, bool, obj, oneOf, opt, str } from '../../../catalog/schema.ts';
 import type { DeviceRecord } from '../../../core/devices/index.ts';
 import { toWire } from '../../../core/devices/wire.ts';
+import { LiveViews } from '../../stream/live-view.ts';
 import { deviceLayout } from '../layout.ts';
 import { type ConsoleResult, type ConsoleRoute, consoleRoute, ok, refuse } from '../route.ts';
 import type { ConsoleServices } from '../services.ts';
@@ -18,7 +19,6 @@ const serial = { serial_number: str({ maxLength: 500 }) };
 const RECENT = 50;
 /** How long an add of a camera may take: the probe, then the store (as D2). */
 const ADD_BUDGET_MS = 4500;
-const BOUNDARY = 'opencube-frame';
 
 function view(d: DeviceRecord) {
   return { ...toWire(d), layout: deviceLayout(d) };
@@ -36,10 +36,10 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
     const open = s.devices.discovering() && pairingUntil !== null && s.clock.now() < pairingUntil;
     return { open, until: open && pairingUntil !== null ? new Date(pairingUntil).toISOString() : null };
   };
-  const viewers = new Set<() => void>();
+  const live = new LiveViews();
   onClose(() => {
     closeTimer?.();
-    for (const end of [...viewers]) end();
+    live.endAll();
   });
 
   return [
@@ -187,43 +187,8 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
       async handle({ params, req, reply }) {
         const camera = s.cameras();
         if (!camera) return refuse(503, 'the camera driver is not running');
-        const res = reply.raw;
-        let open = true;
-        let started = false;
-        let watching: { leave: () => void } | undefined;
-        const close = () => {
-          if (!open) return;
-          open = false;
-          viewers.delete(close);
-          watching?.leave();
-          res.end();
-        };
-        const r = await camera.watch(params.serial_number, {
-          frame(jpeg) {
-            // A viewer that does not keep up misses frames rather than queueing them.
-            if (!open || !started || res.writableNeedDrain) return;
-            res.write(`--${BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: ${jpeg.length}\r\n\r\n`);
-            res.write(jpeg);
-            res.write('\r\n');
-          },
-          end: () => close(),
-        });
-        if (!r.ok) return failure(r.code, r.message);
-        watching = r;
-        if (req.raw.destroyed) {
-          close();
-          return { sent: true };
-        }
-        reply.hijack();
-        res.writeHead(200, {
-          'content-type': `multipart/x-mixed-replace; boundary=${BOUNDARY}`,
-          'cache-control': 'no-store',
-          connection: 'close',
-        });
-        started = true;
-        viewers.add(close);
-        res.on('close', close);
-        return { sent: true };
+        const r = await live.serve(camera, params.serial_number, req.raw, reply.raw, () => reply.hijack());
+        return 'started' in r ? { sent: true } : failure(r.code, r.message);
       },
     }),
   ];

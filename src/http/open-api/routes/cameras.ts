@@ -6,30 +6,24 @@
 import type { ErrorCodeValue } from '../../../catalog/errors.ts';
 import { ErrorCode } from '../../../catalog/errors.ts';
 import { str } from '../../../catalog/schema.ts';
+import { type LiveSource, LiveViews, MJPEG_BOUNDARY } from '../../stream/live-view.ts';
 import { failed, type RouteSpec, route } from '../route.ts';
 import type { OpenApiServices } from '../services.ts';
 
 type Failed = { ok: false; code: ErrorCodeValue; message: string };
 
 /** What the routes need of the camera driver. */
-export interface CameraApi {
+export interface CameraApi extends LiveSource {
   snapshot(serial: string): Promise<{ ok: true; jpeg: Buffer } | Failed>;
-  watch(
-    serial: string,
-    viewer: { frame(jpeg: Buffer): void; end(reason: string): void },
-  ): Promise<{ ok: true; leave: () => void } | Failed>;
 }
 
-const BOUNDARY = 'opencube-frame';
 const serial = { serial_number: str({ maxLength: 500 }) };
 const notRunning = failed(ErrorCode.SERVER_ERROR, 'the camera driver is not running');
 
 /** Snapshots and the live view; `onClose` ends open live views when the server closes (a stop does not wait on them). */
 export function cameraRoutes(s: OpenApiServices, onClose: (fn: () => void) => void): RouteSpec[] {
-  const viewers = new Set<() => void>();
-  onClose(() => {
-    for (const end of [...viewers]) end();
-  });
+  const live = new LiveViews();
+  onClose(() => live.endAll());
   return [
     route({
       id: 'X-camera-snapshot',
@@ -56,49 +50,15 @@ export function cameraRoutes(s: OpenApiServices, onClose: (fn: () => void) => vo
       summary: 'A live MJPEG view (one upstream connection per camera, whatever the number of viewers)',
       auth: 'token-or-query',
       params: serial,
-      produces: `multipart/x-mixed-replace; boundary=${BOUNDARY}`,
+      produces: `multipart/x-mixed-replace; boundary=${MJPEG_BOUNDARY}`,
       errors: [ErrorCode.DEVICE_NOT_FOUND, ErrorCode.DEVICE_OFFLINE, ErrorCode.SERVER_ERROR],
       async handle({ params, req, reply }) {
         const camera = s.cameras();
         if (!camera) return notRunning;
-        const res = reply.raw;
-        let open = true;
-        let started = false;
-        let watching: { leave: () => void } | undefined;
-        const close = () => {
-          if (!open) return;
-          open = false;
-          viewers.delete(close);
-          watching?.leave();
-          res.end();
-        };
-        const r = await camera.watch(params.serial_number, {
-          frame(jpeg) {
-            // A viewer that does not keep up misses frames rather than queueing them.
-            if (!open || !started || res.writableNeedDrain) return;
-            res.write(`--${BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: ${jpeg.length}\r\n\r\n`);
-            res.write(jpeg);
-            res.write('\r\n');
-          },
-          end: () => close(),
-        });
-        if (!r.ok) return failed(r.code, r.message);
-        watching = r;
-        if (req.raw.destroyed) {
-          close();
-          return { sent: true };
-        }
-        reply.hijack();
-        res.writeHead(200, {
-          'content-type': `multipart/x-mixed-replace; boundary=${BOUNDARY}`,
-          'cache-control': 'no-store',
+        const r = await live.serve(camera, params.serial_number, req.raw, reply.raw, () => reply.hijack(), {
           'access-control-allow-origin': '*',
-          connection: 'close',
         });
-        started = true;
-        viewers.add(close);
-        res.on('close', close);
-        return { sent: true };
+        return 'started' in r ? { sent: true } : failed(r.code, r.message);
       },
     }),
   ];
