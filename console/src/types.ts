@@ -1,38 +1,8 @@
 /** What the console's API answers (src/http/console). */
 
-export interface Control {
-  id: string;
-  capability: string;
-  name?: string;
-  field: string;
-  label: string;
-  kind: 'switch' | 'choice' | 'range' | 'number' | 'color' | 'bool' | 'action';
-  values?: (string | number | boolean)[];
-  min?: number;
-  max?: number;
-  step?: number;
-  unit?: string;
-  path?: string[];
-}
+export type { Control, Layout, Reading, SettingView } from '../../src/http/console/views.ts';
 
-export interface Reading {
-  id: string;
-  label: string;
-  path: string[];
-  unit?: string;
-  words?: [string, string];
-  scale?: number;
-}
-
-export interface SettingView {
-  capability: string;
-  name?: string;
-  key: string;
-  label: string;
-  value: unknown;
-  unit?: string;
-  modifiable: boolean;
-}
+import type { Layout } from '../../src/http/console/views.ts';
 
 export interface Capability {
   capability: string;
@@ -54,7 +24,7 @@ export interface Device {
   state: Record<string, unknown>;
   tags?: Record<string, unknown>;
   online: boolean;
-  layout: { controls: Control[]; readings: Reading[]; settings: SettingView[] };
+  layout: Layout;
 }
 
 export interface Window {
