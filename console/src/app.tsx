@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, wordsOf } from './api.ts';
 import { appLabel } from './format.ts';
 import { useRoute } from './hooks.ts';
+import { DashboardPage } from './pages/dashboard.tsx';
 import { DevicePage } from './pages/device.tsx';
 import { Devices } from './pages/devices.tsx';
 import { GatewayPage } from './pages/gateway.tsx';
@@ -80,6 +81,7 @@ function Header({ page }: { page: string }) {
       <nav>
         {link('devices', 'Devices')}
         {link('security', 'Security')}
+        {link('dashboard', 'Dashboard')}
         {link('gateway', 'Gateway')}
       </nav>
       {alarming.value && (
@@ -128,6 +130,8 @@ export function App() {
         <SecurityPage />
       ) : page === 'gateway' ? (
         <GatewayPage />
+      ) : page === 'dashboard' ? (
+        <DashboardPage />
       ) : (
         <Devices />
       )}

@@ -11,7 +11,7 @@ import { before, describe, test } from 'node:test';
 import { capabilities, validateCommand } from '../../src/catalog/index.ts';
 import type { CapabilityObject } from '../../src/catalog/types.ts';
 import { type Control, deviceLayout } from '../../src/http/console/layout.ts';
-import { openStream, startGateway } from '../helpers/foundation.ts';
+import { call, openStream, rest, startGateway } from '../helpers/foundation.ts';
 import { consoleClient } from './client.ts';
 import { buildConsole } from './rig.ts';
 
@@ -260,6 +260,8 @@ describe('the API on the simulated network', () => {
     ['PUT', '/security/1/config', { devices: ['no-such-device'] }, 400, /no-such-device/],
     ['DELETE', '/tokens/none', undefined, 404, /there is no token none/],
     ['DELETE', '/sessions/none', undefined, 404, /no session none/],
+    ['DELETE', '/cards/none', undefined, 404, /no such card/],
+    ['DELETE', `/cards/${'x'.repeat(65)}`, undefined, 400, /^id: /],
     ['POST', '/restore', { not: 'a file' }, 415, /application\/octet-stream/],
     ['POST', '/auth/login', { password: 7 }, 400, /^password: expected a string, got 7$/],
   ];
@@ -274,6 +276,34 @@ describe('the API on the simulated network', () => {
       assert.equal(r.status, status, `${method} ${path} ${JSON.stringify(body)}: ${JSON.stringify(r.body)}`);
       assert.match(r.body.error, words, `${method} ${path}`);
     }
+  });
+
+  test('the dashboard lists the cards add-ons registered through the Open API, and removes one for good', async (t) => {
+    const { g, c } = await simGateway();
+    t.after(() => g.stop());
+    const token = g.token();
+    const web = {
+      default: '2\u00d71',
+      dimensions: [{ size: '2\u00d71', src: 'http://127.0.0.1:9/card' }],
+      drawer_component: { src: 'http://127.0.0.1:9/drawer' },
+    };
+    const added = await call(g.url, 'POST', rest('v2', 'ui/cards'), {
+      token,
+      body: { label: 'Energy', web_settings: web },
+    });
+    assert.equal(added.json.error, 0, added.text);
+    const id = added.json.data.id as string;
+    const list = await c.call('GET', '/cards');
+    assert.equal(list.status, 200);
+    assert.deepEqual(
+      list.body.cards.map((x: { id: string; label: string; web_settings: unknown }) => [x.id, x.label, x.web_settings]),
+      [[id, 'Energy', web]],
+    );
+    assert.equal((await consoleClient(g.url).call('GET', '/cards')).status, 401, 'not without a session');
+    assert.equal((await c.call('DELETE', `/cards/${id}`)).status, 200);
+    assert.deepEqual((await c.call('GET', '/cards')).body.cards, []);
+    const after = await call(g.url, 'GET', rest('v2', 'ui/cards'), { token });
+    assert.deepEqual(after.json.data, [], 'the Open API sees it gone too');
   });
 
   test('a backup that is not one is refused in words; a real one is accepted', async (t) => {

@@ -5,6 +5,8 @@
  * cancel an alarm. Each page is photographed at both widths (.tmp/console-screenshots).
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { call, rest, waitForValue } from '../helpers/foundation.ts';
@@ -189,6 +191,51 @@ describe('the console in a browser', () => {
     assert.equal(status.json.data.alarm_state, 'cancelled');
     await desk.getByRole('button', { name: 'Disarm' }).first().click();
     await desk.getByRole('heading', { name: 'Disarmed' }).waitFor();
+  });
+
+  test("6. an add-on's dashboard card shows as a frame of its page at both widths, opens its drawer, and is removed", async (t) => {
+    // The add-on's pages, on their own server (another origin than the console's).
+    const addOn = createServer((req, res) => {
+      const which = req.url === '/drawer' ? 'Energy details' : 'Energy today: 4.2 kWh';
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(`<!doctype html><body style="font-family:sans-serif;margin:8px"><p id="what">${which}</p></body>`);
+    });
+    await new Promise<void>((ok) => addOn.listen(0, '127.0.0.1', ok));
+    t.after(() => addOn.close());
+    const base = `http://127.0.0.1:${(addOn.address() as AddressInfo).port}`;
+    const card = await call(g.url, 'POST', rest('v2', 'ui/cards'), {
+      token,
+      body: {
+        label: 'Energy',
+        web_settings: {
+          default: '2\u00d71',
+          dimensions: [
+            { size: '2\u00d71', src: `${base}/card` },
+            { size: '1\u00d71', src: `${base}/card` },
+          ],
+          drawer_component: { src: `${base}/drawer` },
+        },
+      },
+    });
+    assert.equal(card.json.error, 0, card.text);
+    for (const page of [desk, phone]) {
+      await page.goto('/#/dashboard');
+      const frame = page.frameLocator('article.ui-card iframe');
+      await frame.getByText('Energy today: 4.2 kWh').waitFor();
+      await shoot(page, 'dashboard');
+    }
+    const onDesk = desk.locator('article.ui-card', { hasText: 'Energy' });
+    const box = await onDesk.boundingBox();
+    assert.ok(box && box.width > box.height * 1.5, 'a 2×1 card is twice as wide as it is high');
+    await onDesk.getByRole('button', { name: 'Open' }).click();
+    await desk.frameLocator('.drawer iframe').getByText('Energy details').waitFor();
+    await shoot(desk, 'dashboard-drawer', false);
+    await desk.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
+    desk.once('dialog', (d) => void d.accept());
+    await onDesk.getByRole('button', { name: 'Remove' }).click();
+    await desk.getByText('No cards yet').waitFor();
+    const left = await call(g.url, 'GET', rest('v2', 'ui/cards'), { token });
+    assert.deepEqual(left.json.data, []);
   });
 
   test('the gateway page shows readings, the speaker, tokens and sessions at both widths', async () => {

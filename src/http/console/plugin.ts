@@ -10,6 +10,7 @@ import type { StreamWriter } from '../stream/writer.ts';
 import { consoleStreamRoute } from './events.ts';
 import { type ConsoleRoute, registerConsoleRoutes } from './route.ts';
 import { authRoutes } from './routes/auth.ts';
+import { cardRoutes } from './routes/cards.ts';
 import { deviceRoutes } from './routes/devices.ts';
 import { gatewayRoutes, RESTORE_LIMIT } from './routes/gateway.ts';
 import { linkRoutes } from './routes/link.ts';
@@ -22,6 +23,7 @@ const MODULES: readonly ((s: ConsoleServices, onClose: (fn: () => void) => void)
   deviceRoutes,
   securityRoutes,
   gatewayRoutes,
+  cardRoutes,
 ];
 
 export interface ConsoleApiOptions {

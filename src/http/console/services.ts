@@ -11,6 +11,7 @@ import type { SecurityService } from '../../core/security.ts';
 import type { SpeakerService } from '../../core/speaker.ts';
 import type { TokenService } from '../../core/tokens.ts';
 import type { TtsService } from '../../core/tts/index.ts';
+import type { UiCards } from '../../core/ui-cards.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
 import type { CameraApi } from '../open-api/routes/cameras.ts';
@@ -53,4 +54,6 @@ export interface ConsoleServices {
   pairingSeconds: number;
   settings(): SettingRow[];
   maintenance: BackupApi;
+  /** The dashboard cards add-ons registered. */
+  cards: UiCards;
 }

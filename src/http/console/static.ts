@@ -26,9 +26,13 @@ const TYPES: Record<string, string> = {
   '.json': 'application/json; charset=utf-8',
 };
 
-/** The page may load only its own files and talk only to its own gateway. */
+/**
+ * The page may load only its own files and talk only to its own gateway; it frames the pages of
+ * add-ons' dashboard cards (http and https, as the add-ons register them).
+ */
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; " +
+  'frame-src http: https:; ' +
   "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
 
 /** The folder of the built console: `console/dist` of the package this module belongs to. */
