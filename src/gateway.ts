@@ -336,6 +336,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
         value: d.key.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown>)?.[k], settings),
         description: d.description,
       })),
+    logLevel: { get: () => log.level, set: (level: LogLevel) => gateway.setLogLevel(level) },
     maintenance: {
       backup: () =>
         withScratch(dataDir, async (file) => {

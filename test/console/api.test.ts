@@ -261,6 +261,14 @@ describe('the API on the simulated network', () => {
     ['DELETE', '/tokens/none', undefined, 404, /there is no token none/],
     ['DELETE', '/sessions/none', undefined, 404, /no session none/],
     ['DELETE', '/cards/none', undefined, 404, /no such card/],
+    [
+      'PUT',
+      '/log-level',
+      { level: 'loud' },
+      400,
+      /^level: "loud" is not one of fatal, error, warn, info, debug, trace, silent$/,
+    ],
+    ['PUT', '/log-level', {}, 400, /^level: /],
     ['DELETE', `/cards/${'x'.repeat(65)}`, undefined, 400, /^id: /],
     ['POST', '/restore', { not: 'a file' }, 415, /application\/octet-stream/],
     ['POST', '/auth/login', { password: 7 }, 400, /^password: expected a string, got 7$/],
@@ -276,6 +284,21 @@ describe('the API on the simulated network', () => {
       assert.equal(r.status, status, `${method} ${path} ${JSON.stringify(body)}: ${JSON.stringify(r.body)}`);
       assert.match(r.body.error, words, `${method} ${path}`);
     }
+  });
+
+  test('the log level changes while the gateway runs, as the gateway page shows it', async (t) => {
+    const { g, c } = await simGateway();
+    t.after(() => g.stop());
+    const before = await c.call('GET', '/gateway');
+    assert.equal(before.body.log_level, g.gateway.log.level);
+    assert.ok(before.body.log_levels.includes('debug'));
+    const changed = await c.call('PUT', '/log-level', { level: 'warn' });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    assert.deepEqual(changed.body, { log_level: 'warn', was: before.body.log_level });
+    assert.equal(g.gateway.log.level, 'warn');
+    assert.equal((await c.call('GET', '/gateway')).body.log_level, 'warn');
+    assert.equal((await consoleClient(g.url).call('PUT', '/log-level', { level: 'debug' })).status, 401);
+    assert.equal(g.gateway.log.level, 'warn', 'not without a session');
   });
 
   test('the dashboard lists the cards add-ons registered through the Open API, and removes one for good', async (t) => {

@@ -32,6 +32,8 @@ interface GatewayData {
   beeps: string[];
   engines: { id: string; name: string }[];
   settings: { key: string; value: unknown; description: string }[];
+  log_level: string;
+  log_levels: string[];
 }
 
 interface TokenInfo {
@@ -355,7 +357,33 @@ function Sessions() {
   );
 }
 
-function Maintenance() {
+/** The log level until the next start (as `opencube log-level`). */
+function LogLevel({ data }: { data: GatewayData }) {
+  const [level, setLevel] = useState(data.log_level);
+  return (
+    <div class="row">
+      <label>
+        Log level{' '}
+        <select
+          value={level}
+          onChange={async (e) => {
+            const next = (e.target as HTMLSelectElement).value;
+            const r = await act(`Log level ${next} until the next start.`, () =>
+              api<{ log_level: string }>('PUT', '/log-level', { level: next }),
+            );
+            if (r) setLevel(r.log_level);
+          }}
+        >
+          {data.log_levels.map((x) => (
+            <option key={x}>{x}</option>
+          ))}
+        </select>
+      </label>
+    </div>
+  );
+}
+
+function Maintenance({ data }: { data: GatewayData }) {
   const [file, setFile] = useState<File | undefined>();
   const restartSoon = () => setTimeout(() => void checkAuth(), 3000);
   return (
@@ -394,6 +422,7 @@ function Maintenance() {
           Restore
         </button>
       </form>
+      <LogLevel data={data} />
     </>
   );
 }
@@ -451,7 +480,7 @@ export function GatewayPage() {
         </section>
         <section class="card">
           <h2>Maintenance</h2>
-          <Maintenance />
+          <Maintenance data={data} />
         </section>
         <section class="card">
           <h2>Settings</h2>

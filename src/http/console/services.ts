@@ -14,6 +14,7 @@ import type { TtsService } from '../../core/tts/index.ts';
 import type { UiCards } from '../../core/ui-cards.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
+import type { LogLevel } from '../../lib/logger.ts';
 import type { CameraApi } from '../open-api/routes/cameras.ts';
 import type { ConsoleAccess } from './access.ts';
 
@@ -54,6 +55,8 @@ export interface ConsoleServices {
   pairingSeconds: number;
   settings(): SettingRow[];
   maintenance: BackupApi;
+  /** The running gateway's log level; set returns the level there was. */
+  logLevel: { get(): string; set(level: LogLevel): string };
   /** The dashboard cards add-ons registered. */
   cards: UiCards;
 }

@@ -1,10 +1,11 @@
 /**
  * The gateway in the console: name, address and version, runtime readings, the speaker (volume,
- * mute, test sounds and beeps), speech, the Open API's tokens, restart, backup and restore, and
- * the settings in force.
+ * mute, test sounds and beeps), speech, the Open API's tokens, restart, backup and restore, the
+ * log level, and the settings in force.
  */
 import { beepNames, limits, normalizeBeepName, soundNames } from '../../../catalog/index.ts';
 import { bool, int, obj, oneOf, opt, str } from '../../../catalog/schema.ts';
+import { LOG_LEVELS } from '../../../lib/logger.ts';
 import { type ConsoleRoute, consoleRoute, ok, refuse } from '../route.ts';
 import type { ConsoleServices } from '../services.ts';
 
@@ -31,7 +32,17 @@ export function gatewayRoutes(s: ConsoleServices): ConsoleRoute[] {
           engines: s.speech.list(),
           link: s.tokens.windowState(),
           settings: s.settings(),
+          log_level: s.logLevel.get(),
+          log_levels: LOG_LEVELS,
         }),
+    }),
+    consoleRoute({
+      method: 'PUT',
+      path: '/log-level',
+      auth: 'session',
+      body: obj({ level: oneOf(...LOG_LEVELS) }),
+      // Until the next start, as `opencube log-level` (the setting log_level is the start's level).
+      handle: ({ body }) => ok({ log_level: body.level, was: s.logLevel.set(body.level) }),
     }),
     consoleRoute({ method: 'GET', path: '/runtime', auth: 'session', handle: () => ok(s.runtime.read()) }),
     consoleRoute({
