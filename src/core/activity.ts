@@ -76,7 +76,12 @@ export class ActivityLog {
       }
       case 'bridge#updateAlarmState': {
         const { alarm_state } = (e.data as Payload<'bridge#updateAlarmState'>).payload;
-        this.log.info({}, `alarm ${alarm_state}`);
+        const words: Record<string, string> = {
+          alarming: 'alarm sounding',
+          cancelled: 'alarm silenced',
+          normal: 'alarm over',
+        };
+        this.log.info({ alarm_state }, words[alarm_state] ?? `alarm ${alarm_state}`);
         return;
       }
       case 'link#window': {

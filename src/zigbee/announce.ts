@@ -6,6 +6,7 @@
  */
 import { sanitizeReport } from '../catalog/index.ts';
 import type { DeviceAnnouncement, DeviceRecord, DriverHost } from '../core/devices/contract.ts';
+import type { Log } from '../lib/log.ts';
 import { isObject } from '../lib/object.ts';
 import type { Expose } from './exposes.ts';
 import { type DeviceMapping, toApiState } from './mapping.ts';
@@ -110,4 +111,37 @@ export function reportedState(
   const clean = sanitizeReport(mapping.capabilities, toApiState(mapping, z));
   if (clean.warnings.length > 0) warn(clean.warnings);
   return clean.state;
+}
+
+/**
+ * Says which models have exposes the mapping leaves out, once per model: their lists at `debug`
+ * for whoever extends the mapping, and one line at `info` for each batch of models found together
+ * (a whole device list at start-up is one line, not one per model).
+ */
+export class LeftOutLog {
+  private readonly seen = new Set<string>();
+  private pending: string[] = [];
+
+  constructor(
+    private readonly log: Log,
+    private readonly driver: string,
+    private readonly defer: (flush: () => void) => void = (flush) => setImmediate(flush),
+  ) {}
+
+  /** Notes what a device of `model` leaves out (nothing: nothing to say). */
+  note(model: string, unmapped: readonly string[]): void {
+    if (unmapped.length === 0 || this.seen.has(model)) return;
+    this.seen.add(model);
+    this.log.debug({ model, unmapped }, `${this.driver}: exposes left out of the mapping`);
+    if (this.pending.length === 0) this.defer(() => this.flush());
+    this.pending.push(model);
+  }
+
+  private flush(): void {
+    const models = this.pending;
+    this.pending = [];
+    if (models.length === 0) return;
+    const who = models.length === 1 ? `${models[0]} has` : `${models.length} models have`;
+    this.log.info({ models }, `${this.driver}: ${who} features the API does not offer (listed at debug level)`);
+  }
 }

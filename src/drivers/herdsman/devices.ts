@@ -11,7 +11,7 @@ import { onEvent as convertersOnEvent, type OnEvent } from 'zigbee-herdsman-conv
 import type { DriverHost } from '../../core/devices/contract.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
-import { announceZigbeeDevice, type ReadBackQueue, reportedState } from '../../zigbee/index.ts';
+import { announceZigbeeDevice, LeftOutLog, type ReadBackQueue, reportedState } from '../../zigbee/index.ts';
 import type { Availability } from './availability.ts';
 import {
   answeredBy,
@@ -46,12 +46,14 @@ export class Devices {
   /** Removals in flight (D5): their leave is not a device leaving by itself. */
   readonly removing = new Set<string>();
   private readonly nodes = new Map<string, Node>();
-  private readonly loggedModels = new Set<string>();
+  private readonly leftOut: LeftOutLog;
   /** Counts coordinator starts and stops: work begun for an earlier start is dropped. */
   private generation = 0;
   private stopped = false;
 
-  constructor(private readonly deps: DevicesDeps) {}
+  constructor(private readonly deps: DevicesDeps) {
+    this.leftOut = new LeftOutLog(deps.log, 'zigbee');
+  }
 
   /** The device with this IEEE address, if the network has it. */
   get(ieee: string): Node | undefined {
@@ -160,10 +162,7 @@ export class Devices {
       return undefined;
     }
     const model = d.definition.model;
-    if (d.mapping.unmapped.length > 0 && !this.loggedModels.has(model)) {
-      this.loggedModels.add(model);
-      this.deps.log.info({ model, unmapped: d.mapping.unmapped }, 'zigbee: exposes left out of the mapping');
-    }
+    this.leftOut.note(model, d.mapping.unmapped);
     const before = this.nodes.get(device.ieeeAddr);
     const node: Node = {
       ieee: device.ieeeAddr,

@@ -127,8 +127,12 @@ export class ThirdPartyDriver implements Driver {
 
   private failed(d: DeviceRecord, reply: Exclude<DirectiveReply, { kind: 'ok' }>, code: ErrorCodeValue): Outcome {
     if (reply.kind === 'failed') {
-      // The reason (refused, an HTTP status, a timeout) is in the debug log only: see SERVICE_FAILED.
-      this.log?.debug({ serial_number: d.serial_number, reason: reply.reason }, 'third-party directive failed');
+      // The reason (refused, an HTTP status, a timeout) is for the person running the gateway, in
+      // its activity log; the client gets SERVICE_FAILED only.
+      this.log?.info(
+        { serial_number: d.serial_number, reason: reply.reason },
+        `third-party directive failed: ${d.name}: ${reply.reason}`,
+      );
       return {
         ok: false,
         code: ErrorCode.THIRD_PARTY_UNREACHABLE,

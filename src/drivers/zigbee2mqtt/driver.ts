@@ -18,7 +18,7 @@ import type {
 } from '../../core/devices/contract.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
-import { planGet, planSet, propertiesOf, ReadBackQueue } from '../../zigbee/index.ts';
+import { LeftOutLog, planGet, planSet, propertiesOf, ReadBackQueue } from '../../zigbee/index.ts';
 import { Bridge, DRIVER_ID, type Entry, splitRef } from './bridge.ts';
 import { MqttLink } from './link.ts';
 import type { Z2mResponse } from './types.ts';
@@ -68,7 +68,7 @@ export class Zigbee2MqttDriver implements Driver {
   private readonly bridgeTopics = new Map<string, { bridge: Bridge; sub: string }>();
   private readonly deviceTopics = new Map<string, DeviceTopic>();
   private readonly requests = new Map<string, (r: Z2mResponse) => void>();
-  private readonly loggedModels = new Set<string>();
+  private readonly leftOut: LeftOutLog;
   private readonly readBack: ReadBackQueue;
   private readonly clock: Clock;
   private readonly confirmMs: number;
@@ -79,6 +79,7 @@ export class Zigbee2MqttDriver implements Driver {
     this.confirmMs = opts.confirmMs ?? DEFAULT_CONFIRM_MS;
     this.requestMs = opts.requestMs ?? DEFAULT_REQUEST_MS;
     this.readBack = new ReadBackQueue(opts.readPaceMs ?? DEFAULT_READ_PACE_MS, this.clock);
+    this.leftOut = new LeftOutLog(opts.log, 'zigbee2mqtt');
     this.link = new MqttLink({
       url: opts.url,
       reconnectMinMs: opts.reconnectMinMs ?? 500,
@@ -103,11 +104,7 @@ export class Zigbee2MqttDriver implements Driver {
         unsubscribe: (topics) => this.unwatch(topics),
         publish: (topic, payload) => this.link.publish(topic, payload),
         readBack: this.readBack,
-        logUnmapped: (model, unmapped) => {
-          if (this.loggedModels.has(model)) return;
-          this.loggedModels.add(model);
-          this.opts.log.info({ model, unmapped }, 'zigbee2mqtt: exposes left out of the mapping');
-        },
+        logUnmapped: (model, unmapped) => this.leftOut.note(model, unmapped),
       });
       this.bridges.set(base, bridge);
       for (const topic of bridge.topics())
