@@ -256,6 +256,7 @@ describe('the gateway at trace, through a whole scenario', () => {
       'third-party directive failed: ',
       'third-party event',
       'log level changed',
+      'mqtt in',
     ])
       assert.ok(
         lines.some((l) => (msg.endsWith(' ') ? JSON.parse(l).msg.startsWith(msg) : JSON.parse(l).msg === msg)),

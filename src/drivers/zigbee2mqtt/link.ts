@@ -20,6 +20,9 @@ export interface LinkOptions {
   onConnect(): void;
 }
 
+/** Characters of a payload written at `trace` (a device list can be megabytes). */
+const MAX_TRACED = 4096;
+
 export class MqttLink {
   private client?: MqttClient;
   private readonly topics = new Set<string>();
@@ -66,7 +69,10 @@ export class MqttLink {
       this.opts.log.warn({ url: this.broker }, 'zigbee2mqtt: MQTT broker unreachable, retrying'),
     );
     client.on('error', (err) => this.opts.log.warn({ err: err.message }, 'zigbee2mqtt: MQTT error'));
-    client.on('message', (topic, payload) => this.opts.onMessage(topic, payload));
+    client.on('message', (topic, payload) => {
+      this.trace('in', topic, payload);
+      this.opts.onMessage(topic, payload);
+    });
     return url;
   }
 
@@ -104,10 +110,27 @@ export class MqttLink {
     if (removed.length > 0 && this.client?.connected) this.client.unsubscribe(removed);
   }
 
+  /**
+   * For someone debugging an integration: each topic at `debug`, with its payload at `trace` (the
+   * logger takes secrets out). Checked first: at `info` a busy network costs no string building.
+   */
+  private trace(direction: 'in' | 'out', topic: string, payload: Buffer | string): void {
+    const log = this.opts.log;
+    if (log.isLevelEnabled?.('trace') && log.trace) {
+      const text = payload.toString();
+      log.trace(
+        { topic, payload: text.length > MAX_TRACED ? `${text.slice(0, MAX_TRACED)}...` : text },
+        `mqtt ${direction}`,
+      );
+    } else if (log.isLevelEnabled?.('debug') !== false)
+      log.debug({ topic, bytes: payload.length }, `mqtt ${direction}`);
+  }
+
   /** Publishes; resolves with the error when the broker could not be written to. */
   publish(topic: string, payload: string): Promise<Error | undefined> {
     const client = this.client;
     if (!client) return Promise.resolve(new Error('not connected'));
+    this.trace('out', topic, payload);
     return new Promise((resolve) => client.publish(topic, payload, { qos: 0 }, (err) => resolve(err ?? undefined)));
   }
 }
