@@ -68,8 +68,8 @@ export const errorMessages: Record<ErrorCodeValue, string> = {
 /**
  * What a 110019 says of a service that failed: the same words whether the connection was refused,
  * reset or timed out, or the service answered an HTTP error or a redirect, so that a token holder
- * cannot map the gateway's network through the service addresses it gives (the detail is in the
- * gateway's own log, for the person running it).
+ * cannot map the gateway's network through the service addresses it gives (the detail is logged
+ * at debug level).
  */
 export const SERVICE_FAILED = 'the service could not be reached or answered badly';
 

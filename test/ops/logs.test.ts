@@ -253,6 +253,7 @@ describe('the gateway at trace, through a whole scenario', () => {
     for (const msg of [
       'request',
       'third-party directive',
+      'third-party directive failed',
       'third-party directive failed: ',
       'third-party event',
       'log level changed',

@@ -127,12 +127,11 @@ export class ThirdPartyDriver implements Driver {
 
   private failed(d: DeviceRecord, reply: Exclude<DirectiveReply, { kind: 'ok' }>, code: ErrorCodeValue): Outcome {
     if (reply.kind === 'failed') {
-      // The reason (refused, an HTTP status, a timeout) is for the person running the gateway, in
-      // its activity log; the client gets SERVICE_FAILED only.
-      this.log?.info(
-        { serial_number: d.serial_number, reason: reply.reason },
-        `third-party directive failed: ${d.name}: ${reply.reason}`,
-      );
+      // The activity log says that it failed; the reason (refused, an HTTP status, a timeout) is at
+      // debug level only (issue 16: a network map is not kept where more eyes read), and the client
+      // gets SERVICE_FAILED only.
+      this.log?.info({ serial_number: d.serial_number }, `third-party directive failed: ${d.name}`);
+      this.log?.debug({ serial_number: d.serial_number, reason: reply.reason }, 'third-party directive failed');
       return {
         ok: false,
         code: ErrorCode.THIRD_PARTY_UNREACHABLE,
