@@ -164,7 +164,7 @@ function runInstall(say) {
 async function main() {
   if (installed()) return;
   const say = (line) => process.stderr.write(`${line}\n`);
-  say('opencube: installing the dependencies of package-lock.json (the first time about 2 minutes)');
+  say('opencube: installing the dependencies of package-lock.json (on a fresh clone about 2 minutes)');
   const problem = await registryProblem();
   if (problem) {
     say(`opencube: ${problem}`);
