@@ -4,49 +4,63 @@
  * `link`, `tokens` and `reset` talk to the running gateway over its control socket (or, when none
  * runs, to the store directly).
  *
+ * `start` first checks what would stop the gateway (src/cli/preflight.ts): each problem is one
+ * line and exit code 78, which the supervisor does not retry. Once it listens, the banner
+ * (src/cli/banner.ts) says where clients and the console reach it.
+ *
  * Only the command line and the supervisor are imported here; the gateway and the store are
  * imported when a command needs them, so that the supervisor process loads none of them.
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import pkg from '../package.json' with { type: 'json' };
 import { UsageError } from './cli/args.ts';
 import { parseCommandLine } from './cli/command-line.ts';
 import { readNewSecret } from './cli/read-secret.ts';
-import { gatewayExecArgv, LISTENING_MESSAGE, RESTART_EXIT_CODE, supervise } from './cli/supervisor.ts';
+import {
+  CONFIG_EXIT_CODE,
+  gatewayExecArgv,
+  LISTENING_MESSAGE,
+  RESTART_EXIT_CODE,
+  supervise,
+} from './cli/supervisor.ts';
 import type { PressResult, TokenInfo, TokenService } from './core/tokens.ts';
-import { type Settings, SettingsError, settingsTable } from './settings/index.ts';
+import { type Settings, SettingsError } from './settings/index.ts';
 import type { Db } from './store/db.ts';
 
-const HELP = `opencube: an open home gateway for the local Open API
+/** Prints the one line of a start-up failure and ends the process with `code`. */
+function startFailed(line: string, code: number): never {
+  process.stderr.write(`opencube: ${line}\n`);
+  process.exit(code);
+}
 
-Usage:
-  opencube start [--port 8081] [--host 0.0.0.0] [--data-dir ./data] [--name NAME] [...]
-  opencube link [--data-dir ./data]          press the link button (approve a waiting client)
-  opencube tokens [list|revoke ID] [--data-dir ./data]
-  opencube passwd [--data-dir ./data]         set the web console's password (ends its sessions)
-  opencube reset [--data-dir ./data]          factory reset: clears tokens and devices
-  opencube backup FILE [--data-dir ./data]    a backup of the store (also while the gateway runs)
-  opencube restore FILE [--data-dir ./data]   restores a backup (a running gateway restarts onto it)
-  opencube log-level [LEVEL] [--data-dir ./data]  shows or changes the running gateway's log level
-  opencube settings                           print every setting, flag and environment variable
-  opencube zigbee ports                       list the serial ports a Zigbee coordinator may be on
-  opencube zigbee import DIR [--data-dir ./data]   take over the network of a Zigbee2MQTT data folder
-
-Settings (flags override OPENCUBE_* environment variables, which override defaults):
-${settingsTable()}
-`;
+/** An error's message without secrets (an MQTT URL's password): it goes to the terminal, not through the logger. */
+async function safeMessage(err: unknown): Promise<string> {
+  return (await import('./lib/redact.ts')).redactText((err as Error)?.message ?? String(err));
+}
 
 /** Runs the gateway in this process until SIGINT/SIGTERM, or until a client asks for a restart. */
 async function runGateway(settings: Settings): Promise<void> {
+  // Before anything starts: a port in use or a data folder that is a file is one line, not a
+  // stack trace after the simulated network started.
+  const preflight = await import('./cli/preflight.ts');
+  const problem = await preflight.checkStart(settings);
+  if (problem) startFailed(problem, CONFIG_EXIT_CODE);
   const { createGateway } = await import('./gateway.ts');
   let restarting = false;
-  const gateway = createGateway(settings, {
-    onRestart: () => {
-      restarting = true;
-      void shutdown('restart requested');
-    },
-  });
+  let gateway: ReturnType<typeof createGateway>;
+  try {
+    gateway = createGateway(settings, {
+      onRestart: () => {
+        restarting = true;
+        void shutdown('restart requested');
+      },
+    });
+  } catch (err) {
+    startFailed(`could not start: ${await safeMessage(err)}`, 1);
+  }
   let stopping: Promise<void> | undefined;
   const shutdown = (why: string) => {
     if (stopping) return stopping;
@@ -68,14 +82,35 @@ async function runGateway(settings: Settings): Promise<void> {
   try {
     const url = await gateway.start();
     process.stdout.write(`opencube listening on ${url} (data in ${resolve(settings.data_dir)})\n`);
+    await printBanner(gateway, settings, Number(new URL(url).port));
     // Unless the supervisor died meanwhile: a send on a closed channel would be an uncaught error.
     if (process.connected) process.send?.(LISTENING_MESSAGE);
   } catch (err) {
-    gateway.log.fatal({ err }, 'could not start');
-    process.stderr.write(`opencube: could not start: ${(err as Error).message}\n`);
+    // The line first; the stack only for whoever asked for debug.
+    const config = preflight.portProblem(err, settings.host, settings.port);
+    process.stderr.write(`opencube: ${config ?? `could not start: ${await safeMessage(err)}`}\n`);
+    gateway.log.debug({ err }, 'could not start');
     await gateway.stop().catch(() => {});
-    process.exit(1);
+    process.exit(config ? CONFIG_EXIT_CODE : 1);
   }
+}
+
+/** The start-up banner at `info`: readable lines at a terminal, one JSON entry in a JSON log. */
+async function printBanner(gateway: { log: Logger }, settings: Settings, port: number): Promise<void> {
+  if (!gateway.log.isLevelEnabled('info')) return;
+  const [{ bannerFacts, bannerLines, APPROVE }, { networkInterfaces }, { resolveLogFormat }] = await Promise.all([
+    import('./cli/banner.ts'),
+    import('node:os'),
+    import('./lib/logger.ts'),
+  ]);
+  const facts = bannerFacts(settings, port, networkInterfaces(), pkg.version, resolve(settings.data_dir));
+  if (resolveLogFormat(settings.log_format, process.stderr.isTTY === true) === 'pretty')
+    process.stderr.write(`${bannerLines(facts).join('\n')}\n`);
+  else
+    gateway.log.info(
+      { open_api: facts.openApi, urls: facts.urls, console: facts.console, approve: APPROVE, zigbee: facts.zigbee },
+      'opencube is running',
+    );
 }
 
 async function viaSocketOrStore<T>(
@@ -126,11 +161,24 @@ async function main(): Promise<void> {
   const controlRequest = async <T>(method: string, path: string, body?: unknown): Promise<T> =>
     (await import('./control/client.ts')).controlRequest<T>(socket, method, path, body);
   switch (command) {
-    case 'help':
-      process.stdout.write(HELP);
+    case 'help': {
+      const help = await import('./cli/help.ts');
+      const width = help.helpWidth(process.stdout);
+      process.stdout.write(
+        rest[0] === undefined
+          ? help.renderHelp(pkg.version, width)
+          : (help.renderCommandHelp(rest[0], width) as string),
+      );
+      return;
+    }
+    case 'version':
+      process.stdout.write(`opencube ${pkg.version}\n`);
       return;
     case 'settings':
-      process.stdout.write(`${settingsTable()}\n`);
+      {
+        const help = await import('./cli/help.ts');
+        process.stdout.write(help.renderSettings(help.helpWidth(process.stdout)));
+      }
       return;
     case 'zigbee': {
       const { zigbeeCommand } = await import('./drivers/herdsman/cli.ts');

@@ -21,6 +21,8 @@ export interface CommandSpec {
 
 export interface ParsedArgs {
   command: string;
+  /** Whether the command was given (false: it is the default). */
+  commandGiven: boolean;
   words: string[];
   /** Flag values by flag name: strings as given, booleans as booleans. */
   flags: Record<string, string | boolean>;
@@ -47,7 +49,7 @@ export function parseArgs(
   defaultCommand: string,
 ): ParsedArgs {
   const byName = new Map(flags.map((f) => [f.name, f]));
-  const out: ParsedArgs = { command: '', words: [], flags: {} };
+  const out: ParsedArgs = { command: '', commandGiven: false, words: [], flags: {} };
   const positionals: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
@@ -59,8 +61,8 @@ export function parseArgs(
       positionals.push(arg);
       continue;
     }
-    if (arg === '-h') {
-      out.flags.help = true;
+    if (arg === '-h' || arg === '-V') {
+      out.flags[arg === '-h' ? 'help' : 'version'] = true;
       continue;
     }
     if (!arg.startsWith('--')) throw new UsageError(`unknown option ${arg}`);
@@ -112,6 +114,7 @@ export function parseArgs(
     );
   }
   out.command = command;
+  out.commandGiven = positionals.length > 0;
   out.words = words;
   return out;
 }

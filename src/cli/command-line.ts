@@ -1,34 +1,40 @@
-/** The `opencube` command line as the CLI reads it (commands, flags from the settings schema). */
+/** The `opencube` command line as the CLI reads it (commands from commands.ts, flags from the settings schema). */
 import { flagName, loadSettings, type SettingDef, type Settings, settingDefs } from '../settings/index.ts';
-import { type CommandSpec, type FlagSpec, parseArgs } from './args.ts';
+import { type FlagSpec, parseArgs, UsageError } from './args.ts';
+import { COMMANDS } from './commands.ts';
 
-export const COMMANDS: CommandSpec[] = [
-  { name: 'start', maxWords: 0 },
-  { name: 'link', maxWords: 0 },
-  { name: 'tokens', maxWords: 2 },
-  { name: 'reset', maxWords: 0 },
-  { name: 'passwd', maxWords: 0 },
-  { name: 'backup', maxWords: 1 },
-  { name: 'restore', maxWords: 1 },
-  { name: 'log-level', maxWords: 1 },
-  { name: 'settings', maxWords: 0 },
-  { name: 'zigbee', maxWords: 2 },
-  { name: 'help', maxWords: 1 },
-];
+export { COMMANDS } from './commands.ts';
 
-/** Reads the command line: the command, its words, the settings (defaults < environment < flags), supervision. */
+/**
+ * Reads the command line: the command, its words, the settings (defaults < environment < flags),
+ * supervision. `--help` after a command asks for that command's help (`help COMMAND`); `--version`
+ * (or `-V`) is the command `version`.
+ */
 export function parseCommandLine(
   argv: readonly string[],
   env: Record<string, string | undefined>,
 ): { command: string; rest: string[]; settings: Settings; supervise: boolean } {
   const specs: FlagSpec[] = [
     { name: 'help', type: 'boolean' },
+    { name: 'version', type: 'boolean' },
     { name: 'supervise', type: 'boolean' },
   ];
   for (const def of settingDefs as readonly SettingDef[])
     specs.push({ name: flagName(def), type: def.type === 'bool' ? 'boolean' : 'string' });
-  const { command, words, flags } = parseArgs(argv, specs, COMMANDS, 'start');
-  const { help, supervise, ...settingFlags } = flags;
+  const { command, commandGiven, words, flags } = parseArgs(argv, specs, COMMANDS, 'start');
+  const { help, version, supervise, ...settingFlags } = flags;
+  if (help || version || command === 'help') {
+    const topic = command === 'help' ? words[0] : commandGiven ? command : undefined;
+    if (topic !== undefined && !COMMANDS.some((c) => c.name === topic))
+      throw new UsageError(`no command ${JSON.stringify(topic)} to help with`);
+    // Help needs no settings: a bad OPENCUBE_* variable must not hide the help that explains it.
+    return {
+      command: version && !help ? 'version' : 'help',
+      rest: topic === undefined ? [] : [topic],
+      settings: loadSettings(),
+      supervise: false,
+    };
+  }
   const settings = loadSettings({ flags: settingFlags, env });
-  return { command: help ? 'help' : command, rest: words, settings, supervise: supervise !== false };
+  return { command, rest: words, settings, supervise: supervise !== false };
 }

@@ -2,6 +2,7 @@
  * The supervisor of `opencube start`: it runs the gateway in a child process and starts it again
  * when it asks to (G8 reboot: exit code 75) or when it crashed, with a growing delay between
  * crashes, and gives up with one message when the gateway keeps crashing before it ever answered.
+ * A gateway that cannot start as configured (exit code 78) is not started again.
  * It forwards SIGINT/SIGTERM to the gateway and ends with it.
  *
  * It imports node's own modules only, and the CLI imports it before anything else: the supervisor
@@ -12,6 +13,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 
 /** Exit code with which the gateway asks its supervisor for a restart. */
 export const RESTART_EXIT_CODE = 75;
+
+/**
+ * Exit code of a gateway that cannot start as configured (EX_CONFIG of sysexits.h: a port in use,
+ * a data folder that is a file): starting it again would fail the same way, so the supervisor
+ * stops with it, and the systemd unit does not restart it (RestartPreventExitStatus).
+ */
+export const CONFIG_EXIT_CODE = 78;
 
 /**
  * Node flags of the supervised gateway, for an idle box with little memory (docs/benchmarks.md):
@@ -101,6 +109,8 @@ export function describeEnd(end: Pick<RunEnd, 'code' | 'signal'>): string {
 export function decide(end: RunEnd, state: RestartState, policy: RestartPolicy = DEFAULT_POLICY): Decision {
   // Asked to stop: end with the gateway, as today's callers (systemd, tests) expect its exit code.
   if (end.stopRequested) return { action: 'exit', code: end.code ?? (end.signal ? 1 : 0) };
+  // The gateway said why on its own line; anything more here would bury it.
+  if (end.code === CONFIG_EXIT_CODE) return { action: 'exit', code: CONFIG_EXIT_CODE };
   if (end.code === RESTART_EXIT_CODE) {
     return {
       action: 'restart',

@@ -1,6 +1,7 @@
 /**
  * The gateway's logger: pino, JSON lines on stderr (journald and log shippers read them) or, for
- * people at a terminal, pino-pretty's coloured lines. Every line passes through redact.ts first,
+ * people at a terminal, pino-pretty's single lines (`auto`, the default, picks by whether stderr is
+ * a terminal: journald's stderr is not, so a service logs JSON). Every line passes through redact.ts first,
  * so a token, a password or a URL's credentials never reach the log whatever a caller passes.
  * The level can change while the gateway runs (`logger.level = ...`).
  */
@@ -11,9 +12,20 @@ import { redactText, redactValue } from './redact.ts';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** The `log_format` setting: `auto` is `pretty` at a terminal and `json` anywhere else. */
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
+/** The format `auto` stands for, given whether stderr is a terminal. */
+export function resolveLogFormat(format: LogFormat, stderrIsTTY: boolean): 'json' | 'pretty' {
+  if (format !== 'auto') return format;
+  return stderrIsTTY ? 'pretty' : 'json';
+}
+
 export interface LoggerOptions {
   level: string;
-  format: 'json' | 'pretty';
+  format: LogFormat;
+  /** Whether stderr is a terminal (for `auto`); process.stderr's by default, tests say. */
+  isTTY?: boolean;
   /** Where lines go: stderr (fd 2) by default; tests pass a stream. */
   destination?: DestinationStream;
 }
@@ -31,13 +43,18 @@ function prettyStream(): DestinationStream {
     destination: 2,
     sync: true,
     colorize: process.stderr.isTTY === true,
+    // Local time, level, message and the entry's own fields on one line; the pid and the host
+    // name are the same on every line.
     translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+    singleLine: true,
   });
 }
 
 /** Builds the logger of a gateway. */
 export function createLogger(opts: LoggerOptions): Logger {
-  const destination = opts.destination ?? (opts.format === 'pretty' ? prettyStream() : pino.destination(2));
+  const format = resolveLogFormat(opts.format, opts.isTTY ?? process.stderr.isTTY === true);
+  const destination = opts.destination ?? (format === 'pretty' ? prettyStream() : pino.destination(2));
   return pino(
     {
       level: opts.level,

@@ -13,7 +13,7 @@ export interface Settings {
   mdns: boolean;
   mdns_interface: string;
   log_level: string;
-  log_format: 'json' | 'pretty';
+  log_format: 'auto' | 'json' | 'pretty';
   metrics: 'off' | 'token' | 'open';
   link_window_seconds: number;
   sse: {

@@ -65,10 +65,10 @@ export const settingDefs = [
   {
     key: 'log_format',
     type: 'enum',
-    default: 'json',
-    values: ['json', 'pretty'],
+    default: 'auto',
+    values: ['auto', 'json', 'pretty'],
     description:
-      'Logs as JSON lines (`json`, for journald and log shippers) or coloured single lines for people at a terminal (`pretty`).',
+      'Logs as JSON lines (`json`, for journald and log shippers) or readable single lines for people at a terminal (`pretty`: local time, level, message, a few fields); `auto`: `pretty` when stderr is a terminal, else `json` (as under systemd).',
   },
   {
     key: 'metrics',

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  CONFIG_EXIT_CODE,
   DEFAULT_POLICY,
   type Decision,
   decide,
@@ -59,6 +60,16 @@ describe('the restart policy of the supervisor', () => {
 
   it('ends cleanly when the gateway stopped cleanly by itself (a SIGTERM sent to it directly)', () => {
     assert.deepEqual(decide(end({ code: 0, answered: true }), initialState()), { action: 'exit', code: 0 });
+  });
+
+  it('stops with code 78 and adds nothing when the gateway cannot start as configured (its own line says why)', () => {
+    for (const e of [
+      end({ code: CONFIG_EXIT_CODE }),
+      end({ code: CONFIG_EXIT_CODE, answered: true, ranMs: 600 * SECOND }),
+    ])
+      assert.deepEqual(decide(e, { delayMs: 8000, startCrashes: 3 }), { action: 'exit', code: 78 });
+    const afterCrashes = replay([end(), end(), end({ code: CONFIG_EXIT_CODE })]);
+    assert.deepEqual(delays(afterCrashes), [1000, 2000, 'exit 78']);
   });
 
   it('restarts a crashed gateway after 1 s, then 2, 4, 8, 16 and at most 30 s while it keeps crashing', () => {

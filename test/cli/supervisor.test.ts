@@ -1,7 +1,8 @@
 /**
  * The supervisor of `opencube start` with real processes: a gateway killed with SIGKILL comes back
- * by itself on the same port with its data; a gateway that cannot start at all is tried five
- * times, then the supervisor gives up with one message; a gateway whose supervisor died stops
+ * by itself on the same port with its data; a gateway that crashes at every start is tried five
+ * times, then the supervisor gives up with one message; one that cannot start as configured
+ * (exit code 78) is not tried again; a gateway whose supervisor died stops
  * rather than hold the port and the data folder. (The delays between restarts are tested
  * without waiting in supervisor-policy.test.ts; here the real ones pass: 1 s, then 2, 4, 8.)
  */
@@ -9,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import { alive, type CliProcess, freePort, runCli, spawnCli } from '../helpers/cli.ts';
+import { alive, type CliProcess, freePort, ROOT, runCli, spawnCli } from '../helpers/cli.ts';
 import { call, eventually, rest, tempDir, waitForValue } from '../helpers/foundation.ts';
 
 function readPid(dir: string): number | null {
@@ -97,18 +98,21 @@ it('brings a gateway killed with SIGKILL back on the same port, with its token a
   await eventually(() => !alive(second), 10_000, 'the gateway ended with its supervisor');
 });
 
-it('gives up with one message after the gateway failed to start five times in a row', async (t) => {
+it('gives up with one message after the gateway crashed at start five times in a row', async (t) => {
   const dir = tempDir();
-  // A data folder that is a file: the gateway cannot open its store, every time.
-  const file = join(dir, 'not-a-folder');
-  writeFileSync(file, 'x');
-  const proc = spawnCli(startArgs(await freePort(), file));
+  // The gateway child (not the supervisor) throws as it loads: a fault, not a configuration error.
+  const crash = join(ROOT, 'test', 'fixtures', 'cli', 'crash-when-supervised.mjs');
+  const proc = spawnCli(startArgs(await freePort(), dir), { env: { NODE_OPTIONS: `--import=${crash}` } });
   t.after(() => cleanup(proc, new Set(), dir));
 
   const exit = await proc.exited;
   assert.deepEqual(exit, { code: 1, signal: null });
   const err = proc.stderr();
-  assert.equal(err.match(/opencube: .*not-a-folder/g)?.length, 5, `each start says why it failed:\n${err}`);
+  assert.equal(
+    err.match(/^Error: opencube test: a crash at start$/gm)?.length,
+    5,
+    `each start says why it failed:\n${err}`,
+  );
   const restarts = [...err.matchAll(/the gateway exited with code 1; starting it again in (\d+) s/g)].map((m) => m[1]);
   assert.deepEqual(restarts, ['1', '2', '4', '8']);
   assert.equal(err.match(/giving up/g)?.length, 1, 'one message says the supervisor gives up');
@@ -117,6 +121,22 @@ it('gives up with one message after the gateway failed to start five times in a 
     /^opencube: the gateway exited with code 1 before it answered, 5 times in a row: giving up/,
   );
   assert.equal(proc.stdout(), '', 'nothing claims it is listening');
+});
+
+it('does not start again a gateway that cannot start as configured: one line, exit code 78', async (t) => {
+  const dir = tempDir();
+  // A data folder that is a file: starting again cannot fix that.
+  const file = join(dir, 'not-a-folder');
+  writeFileSync(file, 'x');
+  const proc = spawnCli(startArgs(await freePort(), file));
+  t.after(() => cleanup(proc, new Set(), dir));
+
+  assert.deepEqual(await proc.exited, { code: 78, signal: null });
+  assert.equal(
+    proc.stderr(),
+    `opencube: the data folder ${file} (--data-dir) is a file, not a folder: move the file away, or choose another --data-dir\n`,
+  );
+  assert.equal(proc.stdout(), '');
 });
 
 it('stops the gateway when its supervisor is killed, freeing the port and the data folder', async (t) => {

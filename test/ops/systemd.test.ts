@@ -38,6 +38,7 @@ describe('the systemd unit', () => {
     assert.equal(one('User'), 'opencube');
     assert.equal(one('Group'), 'opencube');
     assert.equal(one('Restart'), 'on-failure');
+    assert.equal(one('RestartPreventExitStatus'), '78', 'a configuration error (exit code 78) is not retried');
     const exec = one('ExecStart') ?? '';
     assert.match(
       exec,
