@@ -19,7 +19,7 @@ import {
 } from '../../src/cli/banner.ts';
 import { resolveLogFormat } from '../../src/lib/logger.ts';
 import { loadSettings } from '../../src/settings/index.ts';
-import { type CliProcess, freePort, spawnCli } from '../helpers/cli.ts';
+import { type CliProcess, freePort, spawnCli, startArgs } from '../helpers/cli.ts';
 import { eventually, tempDir } from '../helpers/foundation.ts';
 
 function nic(address: string, family: 'IPv4' | 'IPv6' = 'IPv4', internal = false): NetworkInterfaceInfo {
@@ -96,17 +96,7 @@ describe('opencube start, as the user sees it', () => {
   async function start(t: { after(fn: () => void): void }, ...extra: string[]): Promise<CliProcess> {
     const dir = tempDir();
     const port = await freePort();
-    const proc = spawnCli([
-      'start',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--data-dir',
-      dir,
-      '--no-mdns',
-      ...extra,
-    ]);
+    const proc = spawnCli(startArgs(port, dir, ...extra));
     t.after(() => {
       proc.killAll();
       rmSync(dir, { recursive: true, force: true });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import { freePort, ROOT, runCli, spawnCli } from '../helpers/cli.ts';
+import { freePort, ROOT, runCli, spawnCli, startArgs } from '../helpers/cli.ts';
 import { call, listDevices, rest, tempDir } from '../helpers/foundation.ts';
 
 function commandLine(pid: number): string {
@@ -19,23 +19,7 @@ it('runs the compiled gateway from dist/ with the simulated network, sounds and 
   const dir = tempDir();
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const proc = spawnCli(
-    [
-      'start',
-      '--port',
-      String(port),
-      '--host',
-      '127.0.0.1',
-      '--data-dir',
-      dir,
-      '--no-mdns',
-      '--audio-sink',
-      'null',
-      '--log-level',
-      'warn',
-    ],
-    { compiled: true },
-  );
+  const proc = spawnCli(startArgs(port, dir, '--audio-sink', 'null', '--log-level', 'warn'), { compiled: true });
   t.after(() => {
     proc.killAll();
     rmSync(dir, { recursive: true, force: true });

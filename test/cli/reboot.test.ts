@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import { alive, freePort, runCli, spawnCli } from '../helpers/cli.ts';
+import { alive, freePort, runCli, spawnCli, startArgs } from '../helpers/cli.ts';
 import { call, eventually, rest, tempDir } from '../helpers/foundation.ts';
 
 function readPid(dir: string): number | null {
@@ -22,20 +22,7 @@ it('reboots through the supervisor and comes back on the same port with the same
   const dir = tempDir();
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const proc = spawnCli([
-    'start',
-    '--port',
-    String(port),
-    '--host',
-    '127.0.0.1',
-    '--data-dir',
-    dir,
-    '--no-mdns',
-    '--zigbee-mode',
-    'off',
-    '--log-level',
-    'warn',
-  ]);
+  const proc = spawnCli(startArgs(port, dir, '--zigbee-mode', 'off', '--log-level', 'warn'));
   const pids = new Set<number>();
   t.after(() => {
     proc.killAll();

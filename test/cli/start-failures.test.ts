@@ -14,13 +14,11 @@ import { checkStart, type PreflightDeps, portProblem, systemPreflight } from '..
 import { CONFIG_EXIT_CODE } from '../../src/cli/supervisor.ts';
 import { loadSettings } from '../../src/settings/index.ts';
 import { openDb } from '../../src/store/db.ts';
-import { freePort, runCli } from '../helpers/cli.ts';
+import { freePort, runCli, startArgs } from '../helpers/cli.ts';
 import { call, rest, startGateway, tempDir } from '../helpers/foundation.ts';
 
-function startArgs(port: number, dir: string): string[] {
-  // The simulated network (the default) on purpose: nothing of it may start before the checks.
-  return ['start', '--host', '127.0.0.1', '--port', String(port), '--data-dir', dir, '--no-mdns'];
-}
+// startArgs leaves the simulated network on (the default) on purpose: nothing of it may start
+// before the checks.
 
 /** Runs `opencube start` and expects exactly `line` on stderr, nothing on stdout, exit code 78. */
 async function expectRefusal(args: string[], line: string | RegExp): Promise<void> {

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import { alive, type CliProcess, freePort, ROOT, runCli, spawnCli } from '../helpers/cli.ts';
+import { alive, type CliProcess, freePort, ROOT, runCli, spawnCli, startArgs } from '../helpers/cli.ts';
 import { call, eventually, rest, tempDir, waitForValue } from '../helpers/foundation.ts';
 
 function readPid(dir: string): number | null {
@@ -21,21 +21,9 @@ function readPid(dir: string): number | null {
   }
 }
 
-function startArgs(port: number, dir: string): string[] {
-  return [
-    'start',
-    '--port',
-    String(port),
-    '--host',
-    '127.0.0.1',
-    '--data-dir',
-    dir,
-    '--no-mdns',
-    '--zigbee-mode',
-    'off',
-    '--log-level',
-    'warn',
-  ];
+/** A gateway with nothing behind it, quiet: what the supervisor tests need. */
+function quietArgs(port: number, dir: string): string[] {
+  return startArgs(port, dir, '--zigbee-mode', 'off', '--log-level', 'warn');
 }
 
 /** Kills what a test started: the supervisor's process group and every gateway pid it saw. */
@@ -65,7 +53,7 @@ it('brings a gateway killed with SIGKILL back on the same port, with its token a
   const dir = tempDir();
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const proc = spawnCli(startArgs(port, dir));
+  const proc = spawnCli(quietArgs(port, dir));
   const pids = new Set<number>();
   t.after(() => cleanup(proc, pids, dir));
 
@@ -102,7 +90,7 @@ it('gives up with one message after the gateway crashed at start five times in a
   const dir = tempDir();
   // The gateway child (not the supervisor) throws as it loads: a fault, not a configuration error.
   const crash = join(ROOT, 'test', 'fixtures', 'cli', 'crash-when-supervised.mjs');
-  const proc = spawnCli(startArgs(await freePort(), dir), { env: { NODE_OPTIONS: `--import=${crash}` } });
+  const proc = spawnCli(quietArgs(await freePort(), dir), { env: { NODE_OPTIONS: `--import=${crash}` } });
   t.after(() => cleanup(proc, new Set(), dir));
 
   const exit = await proc.exited;
@@ -128,7 +116,7 @@ it('does not start again a gateway that cannot start as configured: one line, ex
   // A data folder that is a file: starting again cannot fix that.
   const file = join(dir, 'not-a-folder');
   writeFileSync(file, 'x');
-  const proc = spawnCli(startArgs(await freePort(), file));
+  const proc = spawnCli(quietArgs(await freePort(), file));
   t.after(() => cleanup(proc, new Set(), dir));
 
   assert.deepEqual(await proc.exited, { code: 78, signal: null });
@@ -142,7 +130,7 @@ it('does not start again a gateway that cannot start as configured: one line, ex
 it('stops the gateway when its supervisor is killed, freeing the port and the data folder', async (t) => {
   const dir = tempDir();
   const port = await freePort();
-  const proc = spawnCli(startArgs(port, dir));
+  const proc = spawnCli(quietArgs(port, dir));
   const pids = new Set<number>();
   t.after(() => cleanup(proc, pids, dir));
 

@@ -140,6 +140,14 @@ export function spawnCli(args: string[], opts: CliOptions = {}): CliProcess {
   };
 }
 
+/**
+ * `opencube start` as tests run it: on loopback only, on `port`, with `dataDir`, never on mDNS,
+ * then `extra` flags.
+ */
+export function startArgs(port: number, dataDir: string, ...extra: string[]): string[] {
+  return ['start', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir, '--no-mdns', ...extra];
+}
+
 /** A TCP port that was free a moment ago on 127.0.0.1. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

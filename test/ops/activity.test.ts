@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { it } from 'node:test';
-import { freePort, runCli, spawnCli } from '../helpers/cli.ts';
+import { freePort, runCli, spawnCli, startArgs } from '../helpers/cli.ts';
 import { call, listDevices, rest, tempDir, waitForValue } from '../helpers/foundation.ts';
 import { endpoint, sendEvent, startService } from '../helpers/thirdparty.ts';
 
@@ -14,22 +14,7 @@ it('one scenario writes one readable line per thing that happened, with app name
   const dir = tempDir('opencube-activity-');
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const proc = spawnCli([
-    'start',
-    '--port',
-    String(port),
-    '--host',
-    '127.0.0.1',
-    '--data-dir',
-    dir,
-    '--no-mdns',
-    '--audio-sink',
-    'null',
-    '--log-format',
-    'json',
-    '--log-level',
-    'info',
-  ]);
+  const proc = spawnCli(startArgs(port, dir, '--audio-sink', 'null', '--log-format', 'json', '--log-level', 'info'));
   t.after(() => {
     proc.killAll();
     rmSync(dir, { recursive: true, force: true });

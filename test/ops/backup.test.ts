@@ -16,7 +16,7 @@ import { writeBackup } from '../../src/core/maintenance/store-backup.ts';
 import { installRestore, prepareRestore, stagedPath } from '../../src/core/maintenance/store-restore.ts';
 import { TokenService } from '../../src/core/tokens.ts';
 import { migrations } from '../../src/store/migrations.ts';
-import { freePort, runCli, spawnCli } from '../helpers/cli.ts';
+import { freePort, runCli, spawnCli, startArgs } from '../helpers/cli.ts';
 import { call, rest, startGateway, tempDir } from '../helpers/foundation.ts';
 import { sendEvent } from '../helpers/thirdparty.ts';
 import { populate, snapshot } from './rig.ts';
@@ -423,22 +423,7 @@ describe('the CLI', () => {
     const data = join(dir, 'data');
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const proc = spawnCli([
-      'start',
-      '--port',
-      String(port),
-      '--host',
-      '127.0.0.1',
-      '--data-dir',
-      data,
-      '--no-mdns',
-      '--zigbee-mode',
-      'off',
-      '--audio-sink',
-      'null',
-      '--log-level',
-      'warn',
-    ]);
+    const proc = spawnCli(startArgs(port, data, '--zigbee-mode', 'off', '--audio-sink', 'null', '--log-level', 'warn'));
     t.after(() => proc.killAll());
     await proc.waitForOutput(/opencube listening on /);
     assert.equal((await call(base, 'GET', rest('v2', 'devices'), { token })).json.error, 401, 'not yet restored');

@@ -15,7 +15,7 @@ import { Aedes } from 'aedes';
 import mqtt from 'mqtt';
 import { createLogger } from '../../src/lib/logger.ts';
 import { REDACTED, redactText, redactValue } from '../../src/lib/redact.ts';
-import { freePort, runCli, spawnCli } from '../helpers/cli.ts';
+import { freePort, runCli, spawnCli, startArgs } from '../helpers/cli.ts';
 import { call, rest, tempDir, waitForValue } from '../helpers/foundation.ts';
 import { endpoint, sendEvent, startService } from '../helpers/thirdparty.ts';
 import { populate } from './rig.ts';
@@ -129,26 +129,22 @@ describe('the gateway at trace, through a whole scenario', () => {
     const dir = tempDir('opencube-logs-');
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const proc = spawnCli([
-      'start',
-      '--port',
-      String(port),
-      '--host',
-      '127.0.0.1',
-      '--data-dir',
-      dir,
-      '--no-mdns',
-      '--audio-sink',
-      'null',
-      '--zigbee-mode',
-      'z2m',
-      '--zigbee-mqtt-url',
-      mqttUrl,
-      '--metrics',
-      'token',
-      '--log-level',
-      'trace',
-    ]);
+    const proc = spawnCli(
+      startArgs(
+        port,
+        dir,
+        '--audio-sink',
+        'null',
+        '--zigbee-mode',
+        'z2m',
+        '--zigbee-mqtt-url',
+        mqttUrl,
+        '--metrics',
+        'token',
+        '--log-level',
+        'trace',
+      ),
+    );
     t.after(() => {
       proc.killAll();
       rmSync(dir, { recursive: true, force: true });
@@ -278,22 +274,9 @@ describe('the log format and level from the command line', () => {
   it('--log-format pretty writes lines for people; log-level shows and changes the level of the running gateway', async (t) => {
     const dir = tempDir('opencube-pretty-');
     const port = await freePort();
-    const proc = spawnCli([
-      'start',
-      '--port',
-      String(port),
-      '--host',
-      '127.0.0.1',
-      '--data-dir',
-      dir,
-      '--no-mdns',
-      '--zigbee-mode',
-      'off',
-      '--audio-sink',
-      'null',
-      '--log-format',
-      'pretty',
-    ]);
+    const proc = spawnCli(
+      startArgs(port, dir, '--zigbee-mode', 'off', '--audio-sink', 'null', '--log-format', 'pretty'),
+    );
     t.after(() => {
       proc.killAll();
       rmSync(dir, { recursive: true, force: true });
