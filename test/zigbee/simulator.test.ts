@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import mqtt, { type MqttClient } from 'mqtt';
 import { type SimNetwork, startSimNetwork } from '../../src/drivers/zigbee-sim/index.ts';
+import { loadFixtures } from '../../src/drivers/zigbee-sim/network.ts';
+import { drift, initialState, seeded, simProperties } from '../../src/drivers/zigbee-sim/values.ts';
 import { listDevices, startGateway } from '../helpers/foundation.ts';
 import { SIM_CATEGORIES } from '../helpers/zigbee.ts';
 
@@ -186,5 +188,23 @@ describe('the gateway in its default sim mode', () => {
     } finally {
       await g.stop();
     }
+  });
+});
+
+describe('what the simulated devices report on their own', () => {
+  it('motion and contacts flip now and then; smoke, gas and leaks never (they sound the alarm unarmed)', () => {
+    const flipped = new Set<string>();
+    const rand = seeded(7);
+    for (const fixture of loadFixtures()) {
+      const props = simProperties(fixture.exposes);
+      let state = initialState(props, rand);
+      for (let step = 0; step < 500; step++) {
+        const change = drift(props, state, rand);
+        for (const [k, v] of Object.entries(change)) if (typeof v === 'boolean' && v !== state[k]) flipped.add(k);
+        state = { ...state, ...change };
+      }
+    }
+    for (const quiet of ['smoke', 'gas', 'water_leak']) assert.equal(flipped.has(quiet), false, `${quiet} flipped`);
+    for (const lively of ['occupancy', 'contact']) assert.ok(flipped.has(lively), `${lively} never flipped`);
   });
 });

@@ -27,8 +27,12 @@ const SENSORS: Record<string, { start: number; step: number; min: number; max: n
   soil_moisture: { start: 38, step: 2, min: 0, max: 100, decimals: 0 },
 };
 
-/** Binary sensors that flip now and then on their own. */
-const EVENTS = new Set(['occupancy', 'presence', 'contact', 'water_leak', 'smoke', 'gas', 'tamper', 'vibration']);
+/**
+ * Binary sensors that flip now and then on their own. Never smoke, gas or a water leak: those
+ * sound the alarm in every mode, armed or not (docs/security.md), and a simulated network on a
+ * developer's laptop must not ring a siren on its own.
+ */
+const EVENTS = new Set(['occupancy', 'presence', 'contact', 'tamper', 'vibration']);
 
 export interface SimProperty {
   property: string;
