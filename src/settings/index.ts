@@ -72,6 +72,12 @@ export interface Settings {
     base_topic: string;
     status_topic: string;
   };
+  matter: {
+    enabled: boolean;
+    port: number;
+    interface: string;
+    listen_addresses: string[];
+  };
 }
 
 /** Raised when a setting has a value its schema refuses; the message names the setting and the source. */

@@ -432,4 +432,33 @@ export const settingDefs = [
     default: 'homeassistant/status',
     description: "Home Assistant's birth topic: an `online` there republishes every config and state.",
   },
+  {
+    key: 'matter.enabled',
+    type: 'bool',
+    default: false,
+    description:
+      'Run the Matter bridge: every device in Apple Home, Google Home, Alexa and Home Assistant (docs/matter.md). The console can also turn it on.',
+  },
+  {
+    key: 'matter.port',
+    type: 'int',
+    default: 5540,
+    min: 1,
+    max: 65535,
+    description: 'UDP port of the Matter bridge (commissioning and operation).',
+  },
+  {
+    key: 'matter.interface',
+    type: 'string',
+    default: '',
+    description:
+      'Network interface the Matter bridge advertises itself on over mDNS (e.g. `eth0`); empty: every interface but loopback.',
+  },
+  {
+    key: 'matter.listen_addresses',
+    type: 'list',
+    default: [],
+    description:
+      'Addresses the Matter port binds to: one IPv6 address and at most one IPv4 address (e.g. `::1,127.0.0.1`); empty: every address (`::` and `0.0.0.0`). Without an IPv4 address the bridge serves IPv6 only.',
+  },
 ] as const satisfies readonly SettingDef[];

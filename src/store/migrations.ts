@@ -132,4 +132,18 @@ export const migrations: readonly { version: number; sql: string }[] = [
   );
     `,
   },
+  {
+    // The Matter bridge's own storage (src/integrations/matter/storage.ts): matter.js keeps its
+    // fabrics, operational keys, endpoint numbers and counters here as JSON values under a context
+    // path, so that they live in the one store the backups copy. Rows are written by matter.js only.
+    version: 6,
+    sql: `
+  CREATE TABLE matter_storage (
+    context TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (context, key)
+  ) WITHOUT ROWID;
+    `,
+  },
 ];
