@@ -38,6 +38,7 @@ import type { AnswerCheck } from './http/open-api/route.ts';
 import type { OpenApiServices } from './http/open-api/services.ts';
 import { buildServer, limitConnections } from './http/server.ts';
 import { StreamWriter } from './http/stream/writer.ts';
+import type { MatterHandle, MatterStatus } from './integrations/matter/index.ts';
 import { GatewayMetrics } from './integrations/metrics/index.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { createLogger, isLogLevel, type LogLevel } from './lib/logger.ts';
@@ -116,6 +117,8 @@ export interface Gateway {
   /** Dashboard cards of add-ons. */
   cards: UiCards;
   info(): GatewayInfo;
+  /** The Matter bridge's pairing code, QR payload and fabrics (undefined: the bridge is off). */
+  matter(): MatterStatus | undefined;
 }
 
 /**
@@ -392,6 +395,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   let control: ControlServer | undefined;
   let mdns: MdnsHandle | undefined;
   let homeassistant: { stop(): Promise<void> } | undefined;
+  let matter: MatterHandle | undefined;
   let stopping: Promise<void> | undefined;
   let wrotePid = false;
 
@@ -418,6 +422,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     cards,
     ...(metrics ? { metrics } : {}),
     readiness,
+    matter: () => matter?.status(),
     ...(opts.onRestart ? { restart: opts.onRestart } : {}),
     setLogLevel(level) {
       if (!isLogLevel(level)) throw new Error(`unknown log level ${String(level)}`);
@@ -451,6 +456,20 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
           ...opts.homeassistant,
           gatewayName: settings.name,
           version: pkg.version,
+          registry,
+          devices,
+          bus,
+          log,
+        });
+      }
+      if (settings.matter.enabled) {
+        // Loaded only when enabled: nothing of matter.js is in a gateway that does not use it.
+        const { startMatter } = await import('./integrations/matter/index.ts');
+        matter = await startMatter({
+          ...settings.matter,
+          gatewayName: settings.name,
+          version: pkg.version,
+          db,
           registry,
           devices,
           bus,
@@ -497,6 +516,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
         activity.stop();
         await audio.close();
         await homeassistant?.stop();
+        await matter?.stop();
         await devices.stop();
         await Promise.all([fetcher.close(), ttsDirectives.close()]);
         tokens.flush();

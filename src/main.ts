@@ -275,6 +275,12 @@ async function main(): Promise<void> {
       );
       return;
     }
+    case 'matter': {
+      if (rest[0] !== undefined && rest[0] !== 'codes') throw new Error('usage: opencube matter [codes]');
+      const { matterCommand } = await import('./integrations/matter/cli.ts');
+      process.stdout.write(await matterCommand(socket, { drawQr: rest[0] !== 'codes' }));
+      return;
+    }
     default:
       throw new Error(`unknown command "${command}"; run "opencube --help"`);
   }

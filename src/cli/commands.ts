@@ -102,6 +102,14 @@ export const COMMANDS: readonly CommandDef[] = [
     details: 'For --zigbee-mode herdsman: `ports` lists the serial ports a coordinator may be on.',
   },
   {
+    name: 'matter',
+    maxWords: 1,
+    usage: '[codes]',
+    summary: "the Matter bridge's pairing code, QR code and the controllers that have it",
+    example: 'opencube matter',
+    details: `\`codes\` prints the codes without drawing the QR code (docs/matter.md). ${DATA_DIR}`,
+  },
+  {
     name: 'help',
     maxWords: 1,
     usage: '[COMMAND]',

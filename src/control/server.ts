@@ -24,6 +24,8 @@ export interface ControlTarget {
   restart?: () => void;
   log?: { level: string };
   setLogLevel?(level: LogLevel): string;
+  /** The Matter bridge's pairing code and fabrics (undefined: the bridge is off). */
+  matter?(): unknown;
 }
 
 /** Largest backup the control socket takes for a restore. */
@@ -95,7 +97,7 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 /**
  * The local control channel: HTTP over a unix socket in the data folder, readable and writable
  * by the gateway's user only (mode 0600). It stands in for the hardware link button and serves
- * the `opencube link|tokens|reset|backup|restore|log-level` commands. It refuses to start when another gateway already
+ * the `opencube link|tokens|reset|backup|restore|log-level|matter` commands. It refuses to start when another gateway already
  * serves the same data folder, so two gateways never share one store.
  */
 export async function startControlServer(path: string, target: ControlTarget): Promise<ControlServer> {
@@ -126,6 +128,9 @@ export async function startControlServer(path: string, target: ControlTarget): P
           const was = target.setLogLevel(level);
           return send(res, 200, { level, was });
         }
+      }
+      if (req.method === 'GET' && url.pathname === '/matter' && target.matter) {
+        return send(res, 200, { enabled: target.matter() !== undefined, ...(target.matter() ?? {}) });
       }
       if (req.method === 'GET' && url.pathname === '/backup' && target.backup) {
         const file = transferFile(path, 'backup');

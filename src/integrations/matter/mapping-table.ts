@@ -216,8 +216,7 @@ export const leftOut: readonly LeftOut[] = [
   },
   {
     capability: 'voltage',
-    reason:
-      'electrical measurements (Matter 1.3 Electrical Sensor) are not bridged yet: few controllers show them',
+    reason: 'electrical measurements (Matter 1.3 Electrical Sensor) are not bridged yet: few controllers show them',
   },
   { capability: 'toggle-voltage', reason: 'electrical measurements are not bridged yet' },
   { capability: 'toggle-electric-current', reason: 'electrical measurements are not bridged yet' },

@@ -272,7 +272,11 @@ export function endpointValues(
   const smoke = fieldOf(s, first(ep, 'smokeState'), 'smoke');
   if (typeof smoke === 'boolean') {
     put('smokeCoAlarm', 'smokeState', smoke ? MatterEnum.alarmState.Critical : MatterEnum.alarmState.Normal);
-    put('smokeCoAlarm', 'expressedState', smoke ? MatterEnum.expressedState.SmokeAlarm : MatterEnum.expressedState.Normal);
+    put(
+      'smokeCoAlarm',
+      'expressedState',
+      smoke ? MatterEnum.expressedState.SmokeAlarm : MatterEnum.expressedState.Normal,
+    );
   }
   const measured = first(ep, 'measured');
   if (measured) {

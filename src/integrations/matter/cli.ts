@@ -1,0 +1,28 @@
+/**
+ * `opencube matter`: the running gateway's Matter bridge as a person pairs it: the manual pairing
+ * code, the QR payload (and the QR code drawn in the terminal), the controllers (fabrics) that
+ * have it. Asked over the control socket; matter.js is loaded only to draw the QR code.
+ */
+import { controlRequest } from '../../control/client.ts';
+import type { MatterStatus } from './bridge.ts';
+
+type Answer = { enabled: false } | ({ enabled: true } & MatterStatus);
+
+/** The text `opencube matter` prints. */
+export async function matterCommand(socket: string, opts: { drawQr?: boolean } = {}): Promise<string> {
+  const r = await controlRequest<Answer>(socket, 'GET', '/matter');
+  if (!r.enabled) return 'the Matter bridge is off; turn it on with --matter-enabled (docs/matter.md)\n';
+  const lines = [
+    `Matter bridge: ${r.running ? 'running' : 'not running'} on UDP port ${r.port}, ${r.devices} devices bridged`,
+    `manual pairing code: ${r.manual_pairing_code}`,
+    `QR payload: ${r.qr_payload}`,
+  ];
+  if (opts.drawQr !== false && r.qr_payload) {
+    const { QrCode } = await import('@matter/main/types');
+    lines.push('', QrCode.get(r.qr_payload));
+  }
+  if (r.fabrics.length === 0) lines.push('not yet added to any controller');
+  for (const f of r.fabrics)
+    lines.push(`controller (fabric ${f.index}): ${f.label || '(no label)'}, vendor ${f.vendor_id}`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,294 @@
+/**
+ * The matter.js side of a planned endpoint: its endpoint type (the Matter device type with the
+ * server behaviors it needs) and its first attribute values. Commands of controllers are caught
+ * in subclasses of matter.js's servers and handed to `onIntent` (the bridge sends them through D4);
+ * the servers never change their own state on a command: the device's confirmed report does.
+ */
+import { Endpoint, type MutableEndpoint } from '@matter/main';
+import { BooleanStateServer } from '@matter/main/behaviors/boolean-state';
+import { BridgedDeviceBasicInformationServer } from '@matter/main/behaviors/bridged-device-basic-information';
+import { ColorControlServer } from '@matter/main/behaviors/color-control';
+import { IlluminanceMeasurementServer } from '@matter/main/behaviors/illuminance-measurement';
+import { OccupancySensingServer } from '@matter/main/behaviors/occupancy-sensing';
+import { OnOffServer } from '@matter/main/behaviors/on-off';
+import { PowerSourceServer } from '@matter/main/behaviors/power-source';
+import { PressureMeasurementServer } from '@matter/main/behaviors/pressure-measurement';
+import { RelativeHumidityMeasurementServer } from '@matter/main/behaviors/relative-humidity-measurement';
+import { TemperatureMeasurementServer } from '@matter/main/behaviors/temperature-measurement';
+import { ColorTemperatureLightDevice } from '@matter/main/devices/color-temperature-light';
+import { ContactSensorDevice } from '@matter/main/devices/contact-sensor';
+import { DimmableLightDevice } from '@matter/main/devices/dimmable-light';
+import { HumiditySensorDevice } from '@matter/main/devices/humidity-sensor';
+import { LightSensorDevice } from '@matter/main/devices/light-sensor';
+import { OccupancySensorDevice } from '@matter/main/devices/occupancy-sensor';
+import { OnOffLightDevice } from '@matter/main/devices/on-off-light';
+import { OnOffPlugInUnitDevice } from '@matter/main/devices/on-off-plug-in-unit';
+import { PressureSensorDevice } from '@matter/main/devices/pressure-sensor';
+import { TemperatureSensorDevice } from '@matter/main/devices/temperature-sensor';
+import { WaterLeakDetectorDevice } from '@matter/main/devices/water-leak-detector';
+import { BridgedNodeEndpoint } from '@matter/main/endpoints/bridged-node';
+import type { Intent } from './commands.ts';
+import type { DeviceTypeName, EndpointPlan } from './plan.ts';
+import { MIREDS, type Patch } from './values.ts';
+
+/** Receives a controller's command to one endpoint (by its matter.js id); throws to refuse it. */
+export type IntentSink = (endpointId: string, intent: Intent) => Promise<void>;
+
+/** What the controller shows of the bridged device (Bridged Device Basic Information). */
+export interface BridgedInfo {
+  nodeLabel: string;
+  reachable: boolean;
+  uniqueId: string;
+  vendorName: string;
+  productName: string;
+  softwareVersionString: string;
+  serialNumber: string;
+}
+
+/** The device types this version of the bridge builds; the plan's others are left out (docs/matter.md). */
+export const BUILT_TYPES: ReadonlySet<DeviceTypeName> = new Set<DeviceTypeName>([
+  'OnOffLight',
+  'DimmableLight',
+  'ColorTemperatureLight',
+  'ExtendedColorLight',
+  'OnOffPlugInUnit',
+  'ContactSensor',
+  'OccupancySensor',
+  'WaterLeakDetector',
+  'TemperatureSensor',
+  'HumiditySensor',
+  'PressureSensor',
+  'LightSensor',
+]);
+
+/** The server behaviors that carry commands, made for one bridge (their intents go to `sink`). */
+export function commandServers(sink: IntentSink) {
+  const send = (endpoint: { id: string }, intent: Intent) => sink(endpoint.id, intent);
+
+  class BridgedOnOff extends OnOffServer.with('Lighting') {
+    override async on() {
+      await send(this.endpoint, { kind: 'onOff', to: 'on' });
+    }
+    override async off() {
+      await send(this.endpoint, { kind: 'onOff', to: 'off' });
+    }
+    override async toggle() {
+      await send(this.endpoint, { kind: 'onOff', to: 'toggle' });
+    }
+    override async offWithEffect() {
+      await send(this.endpoint, { kind: 'onOff', to: 'off' });
+    }
+    override async onWithRecallGlobalScene() {
+      await send(this.endpoint, { kind: 'onOff', to: 'on' });
+    }
+  }
+
+  // Move goes all the way in one direction; Stop has nothing to stop, as nothing moves here.
+  const levelOf = (moveMode: number) => (moveMode === 0 ? 254 : 1);
+  const delta = (stepMode: number, stepSize: number) => (stepMode === 0 ? stepSize : -stepSize);
+
+  class BridgedLevel extends DimmableLightDevice.requirements.LevelControlServer {
+    override async moveToLevel({ level }: { level: number }) {
+      await send(this.endpoint, { kind: 'level', level, withOnOff: false });
+    }
+    override async moveToLevelWithOnOff({ level }: { level: number }) {
+      await send(this.endpoint, { kind: 'level', level, withOnOff: true });
+    }
+    override async move({ moveMode }: { moveMode: number }) {
+      await send(this.endpoint, { kind: 'level', level: levelOf(moveMode), withOnOff: false });
+    }
+    override async moveWithOnOff({ moveMode }: { moveMode: number }) {
+      await send(this.endpoint, { kind: 'level', level: levelOf(moveMode), withOnOff: true });
+    }
+    override async step({ stepMode, stepSize }: { stepMode: number; stepSize: number }) {
+      await send(this.endpoint, { kind: 'levelStep', delta: delta(stepMode, stepSize), withOnOff: false });
+    }
+    override async stepWithOnOff({ stepMode, stepSize }: { stepMode: number; stepSize: number }) {
+      await send(this.endpoint, { kind: 'levelStep', delta: delta(stepMode, stepSize), withOnOff: true });
+    }
+    override stop() {}
+    override stopWithOnOff() {}
+    // The level follows the device's reports, not the on/off attribute (matter.js would dim to the minimum on off).
+    override handleOnOffChange() {}
+  }
+
+  class BridgedColorTemperature extends ColorControlServer.with('ColorTemperature') {
+    override async moveToColorTemperature({ colorTemperatureMireds }: { colorTemperatureMireds: number }) {
+      await send(this.endpoint, { kind: 'mireds', mireds: colorTemperatureMireds });
+    }
+  }
+
+  return { BridgedOnOff, BridgedLevel, BridgedColorTemperature };
+}
+
+export type CommandServers = ReturnType<typeof commandServers>;
+
+/** The endpoint type of a planned endpoint (undefined: a device type this bridge does not build yet). */
+function typeOf(ep: EndpointPlan, s: CommandServers): MutableEndpoint | undefined {
+  switch (ep.deviceType) {
+    case 'OnOffLight':
+      return OnOffLightDevice.with(s.BridgedOnOff);
+    case 'DimmableLight':
+      return DimmableLightDevice.with(s.BridgedOnOff, s.BridgedLevel);
+    case 'ColorTemperatureLight':
+    case 'ExtendedColorLight':
+      // Colour (hue, saturation, x/y) is not bridged yet: a colour light shows its white range.
+      return ep.features.colorTemperature
+        ? ColorTemperatureLightDevice.with(s.BridgedOnOff, s.BridgedLevel, s.BridgedColorTemperature)
+        : DimmableLightDevice.with(s.BridgedOnOff, s.BridgedLevel);
+    case 'OnOffPlugInUnit':
+      return OnOffPlugInUnitDevice.with(s.BridgedOnOff);
+    case 'ContactSensor':
+      return ContactSensorDevice.with(BooleanStateServer);
+    case 'WaterLeakDetector':
+      return WaterLeakDetectorDevice.with(BooleanStateServer);
+    case 'OccupancySensor':
+      return OccupancySensorDevice.with(OccupancySensingServer.with('PassiveInfrared'));
+    case 'TemperatureSensor':
+      return TemperatureSensorDevice.with(TemperatureMeasurementServer);
+    case 'HumiditySensor':
+      return HumiditySensorDevice.with(RelativeHumidityMeasurementServer);
+    case 'PressureSensor':
+      return PressureSensorDevice.with(PressureMeasurementServer);
+    case 'LightSensor':
+      return LightSensorDevice.with(IlluminanceMeasurementServer);
+    default:
+      return undefined;
+  }
+}
+
+/** Values every endpoint of a kind needs before the device's first report (Matter requires them). */
+function firstValues(ep: EndpointPlan): Patch {
+  switch (ep.deviceType) {
+    case 'OnOffLight':
+    case 'OnOffPlugInUnit':
+      return { onOff: { onOff: false } };
+    case 'DimmableLight':
+      return { onOff: { onOff: false }, levelControl: { currentLevel: 254, minLevel: 1, maxLevel: 254 } };
+    case 'ColorTemperatureLight':
+    case 'ExtendedColorLight': {
+      const base: Patch = {
+        onOff: { onOff: false },
+        levelControl: { currentLevel: 254, minLevel: 1, maxLevel: 254 },
+      };
+      if (!ep.features.colorTemperature) return base;
+      return {
+        ...base,
+        colorControl: {
+          colorTemperatureMireds: MIREDS.min,
+          colorTempPhysicalMinMireds: MIREDS.min,
+          colorTempPhysicalMaxMireds: MIREDS.max,
+          coupleColorTempToLevelMinMireds: MIREDS.min,
+          startUpColorTemperatureMireds: null,
+          colorMode: 2,
+          enhancedColorMode: 2,
+        },
+      };
+    }
+    case 'ContactSensor':
+    case 'WaterLeakDetector':
+      return { booleanState: { stateValue: false } };
+    case 'OccupancySensor':
+      return {
+        occupancySensing: {
+          occupancy: { occupied: false },
+          occupancySensorType: 0,
+          occupancySensorTypeBitmap: { pir: true },
+        },
+      };
+    case 'TemperatureSensor':
+      return { temperatureMeasurement: { measuredValue: null, minMeasuredValue: -4000, maxMeasuredValue: 12500 } };
+    case 'HumiditySensor':
+      return { relativeHumidityMeasurement: { measuredValue: null, minMeasuredValue: 0, maxMeasuredValue: 10000 } };
+    case 'PressureSensor':
+      return { pressureMeasurement: { measuredValue: null, minMeasuredValue: 300, maxMeasuredValue: 1100 } };
+    case 'LightSensor':
+      return { illuminanceMeasurement: { measuredValue: null, minMeasuredValue: 1, maxMeasuredValue: 0xfffe } };
+    default:
+      return {};
+  }
+}
+
+/** Merges patches behavior by behavior (later values win). */
+export function mergePatch(...patches: Patch[]): Patch {
+  const out: Patch = {};
+  for (const p of patches) for (const [b, v] of Object.entries(p)) out[b] = { ...(out[b] ?? {}), ...v };
+  return out;
+}
+
+/** Colour attributes a light built without its colour features (hue, saturation, x/y) must not be given. */
+const COLOUR_ONLY = new Set(['currentHue', 'currentSaturation', 'currentX', 'currentY']);
+
+/** The values of a patch the built endpoint has (colour lights show their white range only, for now). */
+export function builtPatch(ep: EndpointPlan, patch: Patch): Patch {
+  const cc = patch.colorControl;
+  if (!cc) return patch;
+  const { colorControl: _, ...rest } = patch;
+  if (!ep.features.colorTemperature) return rest;
+  const kept = Object.fromEntries(
+    Object.entries(cc).filter(([k, v]) => !COLOUR_ONLY.has(k) && !(k.endsWith('olorMode') && v !== 2)),
+  );
+  return Object.keys(kept).length > 0 ? { ...rest, colorControl: kept } : rest;
+}
+
+/** The planned endpoints this bridge can build (the others are left out). */
+export function buildable(eps: readonly EndpointPlan[]): EndpointPlan[] {
+  return eps.filter((ep) => BUILT_TYPES.has(ep.deviceType));
+}
+
+/** A part of a bridged device: its matter.js id, its plan, its first values. */
+export interface Part {
+  id: string;
+  plan: EndpointPlan;
+  values: Patch;
+}
+
+const BATTERY_STATE = {
+  powerSource: {
+    status: 1,
+    order: 0,
+    description: 'Battery',
+    batChargeLevel: 0,
+    batReplacementNeeded: false,
+    batReplaceability: 0,
+    batPercentRemaining: null,
+  },
+};
+
+/**
+ * The endpoint of one bridged device: its only function's endpoint carrying the Bridged Device
+ * Basic Information, or a Bridged Node endpoint holding one child per function.
+ */
+export function bridgedEndpoint(
+  id: string,
+  info: BridgedInfo,
+  parts: readonly Part[],
+  servers: CommandServers,
+  battery: Patch | undefined,
+): Endpoint | undefined {
+  const typed = parts.flatMap((p) => {
+    const type = typeOf(p.plan, servers);
+    return type ? [{ ...p, type }] : [];
+  });
+  if (typed.length === 0) return undefined;
+  const power = battery ? [PowerSourceServer.with('Battery')] : [];
+  const powerValues = battery ? mergePatch(BATTERY_STATE, battery) : {};
+  if (typed.length === 1) {
+    const only = typed[0] as (typeof typed)[number];
+    const type = only.type.with(BridgedDeviceBasicInformationServer, ...power);
+    return new Endpoint(type, {
+      id,
+      bridgedDeviceBasicInformation: info,
+      ...mergePatch(firstValues(only.plan), only.values, powerValues),
+    } as never);
+  }
+  const children = typed.map(
+    (p) => new Endpoint(p.type, { id: p.id, ...mergePatch(firstValues(p.plan), p.values) } as never),
+  );
+  return new Endpoint(BridgedNodeEndpoint.with(BridgedDeviceBasicInformationServer, ...power), {
+    id,
+    bridgedDeviceBasicInformation: info,
+    ...powerValues,
+    parts: children,
+  } as never);
+}

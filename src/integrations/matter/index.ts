@@ -1,0 +1,99 @@
+/**
+ * The Matter bridge (docs/matter.md), loaded by the gateway only when `matter.enabled` is on:
+ * nothing of matter.js is imported before `startMatter` runs. Its public surface: start it, its
+ * status (pairing code, QR payload, fabrics), remove a fabric, stop it.
+ */
+import { isIP } from 'node:net';
+import type { DeviceRecord } from '../../core/devices/contract.ts';
+import type { Done } from '../../core/devices/service.ts';
+import type { EventBus } from '../../core/event-bus.ts';
+import type { Db } from '../../store/db.ts';
+import type { MatterLog, MatterStatus } from './bridge.ts';
+import { bridgeUniqueId, pairingSecrets } from './pairing.ts';
+
+export type { MatterStatus } from './bridge.ts';
+
+/** Raised when a `matter.*` setting cannot be used; the message names it. */
+export class MatterSettingsError extends Error {}
+
+export interface MatterOptions {
+  port: number;
+  interface: string;
+  listen_addresses: string[];
+  gatewayName: string;
+  version: string;
+  db: Db;
+  registry: { list(): DeviceRecord[]; get(serial: string): DeviceRecord | undefined };
+  devices: { update(serial: string, body: Record<string, unknown>, by?: string | null): Promise<Done> };
+  bus: EventBus;
+  log: MatterLog;
+}
+
+export interface MatterHandle {
+  status(): MatterStatus;
+  removeFabric(index: number): Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+/** The listening addresses of `matter.listen_addresses`: at most one IPv6 and one IPv4, else why not. */
+export function listenAddresses(list: readonly string[]): { ipv4?: string; ipv6?: string } | string {
+  const out: { ipv4?: string; ipv6?: string } = {};
+  for (const a of list) {
+    const v = isIP(a);
+    if (v === 0) return `${JSON.stringify(a)} is not an IP address`;
+    const key = v === 4 ? 'ipv4' : 'ipv6';
+    if (out[key] !== undefined) return `more than one IPv${v} address`;
+    out[key] = a;
+  }
+  if (list.length > 0 && out.ipv6 === undefined) return 'needs an IPv6 address (Matter runs over IPv6)';
+  return out;
+}
+
+/** Interface names as Linux allows them (no path separators, at most 15 bytes). */
+const INTERFACE = /^[A-Za-z0-9_.:-]{1,15}$/;
+
+/** Checks the settings, then loads matter.js and starts the bridge. */
+export async function startMatter(opts: MatterOptions): Promise<MatterHandle> {
+  const listen = listenAddresses(opts.listen_addresses);
+  if (typeof listen === 'string') throw new MatterSettingsError(`matter.listen_addresses: ${listen}`);
+  if (opts.interface !== '' && !INTERFACE.test(opts.interface))
+    throw new MatterSettingsError(`matter.interface: ${JSON.stringify(opts.interface)} is not an interface name`);
+  const secrets = pairingSecrets(opts.db);
+  // matter.js reads process.argv, the environment and ./config.json, and traps signals, unless told
+  // not to before it first loads: the gateway's own settings and signal handling stay in charge.
+  const { config } = await import('@matter/nodejs/config');
+  if (!config.isInitialized) {
+    config.loadProcessArgv = false;
+    config.loadProcessEnv = false;
+    config.loadConfigFile = false;
+    config.trapProcessSignals = false;
+    config.trapUnhandledErrors = false;
+    config.setProcessExitCodeOnError = false;
+    config.installFilesystem = false;
+  }
+  const { environmentFor } = await import('./environment.ts');
+  const { MatterBridge } = await import('./bridge.ts');
+  const environment = environmentFor(opts.db, opts.interface, opts.log);
+  const bridge = new MatterBridge({
+    environment,
+    secrets,
+    uniqueId: bridgeUniqueId(opts.db),
+    port: opts.port,
+    ipv4: opts.listen_addresses.length === 0 || listen.ipv4 !== undefined,
+    ...(listen.ipv4 ? { listenIpv4: listen.ipv4 } : {}),
+    ...(listen.ipv6 ? { listenIpv6: listen.ipv6 } : {}),
+    gatewayName: opts.gatewayName,
+    version: opts.version,
+    registry: opts.registry,
+    devices: opts.devices,
+    bus: opts.bus,
+    log: opts.log,
+  });
+  try {
+    await bridge.start();
+  } catch (err) {
+    await bridge.stop().catch(() => {});
+    throw err;
+  }
+  return bridge;
+}

@@ -1,0 +1,130 @@
+/**
+ * The Matter bridge end to end, with matter.js's own controller, in a private network namespace
+ * that holds only loopback (scenario.ts does the work and prints what it saw). Without the
+ * namespace the test says so and is skipped: it never runs Matter on a real interface.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+const canUnshare = spawnSync('unshare', ['-n', 'true']).status === 0;
+
+/** Matter device type ids (Matter Device Library). */
+const T = {
+  BridgedNode: 0x13,
+  PowerSource: 0x11,
+  OnOffLight: 0x100,
+  DimmableLight: 0x101,
+  ColorTemperatureLight: 0x10c,
+  OnOffPlugInUnit: 0x10a,
+  ContactSensor: 0x15,
+  OccupancySensor: 0x107,
+  LightSensor: 0x106,
+  WaterLeakDetector: 0x43,
+  TemperatureSensor: 0x302,
+  HumiditySensor: 0x307,
+};
+
+let seen: any;
+function scenario(): any {
+  if (seen) return seen;
+  const r = spawnSync(
+    'unshare',
+    [
+      '-n',
+      'sh',
+      '-c',
+      `ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && exec "${process.execPath}" --import tsx "${join(import.meta.dirname, 'scenario.ts')}"`,
+    ],
+    { encoding: 'utf8', timeout: 280_000 },
+  );
+  const last = r.stdout.trim().split('\n').pop() ?? '';
+  seen = JSON.parse(last || '{}');
+  assert.equal(seen.error, undefined, `scenario failed: ${seen.error}\n${seen.stderr ?? r.stderr}`);
+  return seen;
+}
+
+const opts = {
+  skip: canUnshare ? false : 'unshare -n is not permitted here (needs root): Matter is never run on a real interface',
+  timeout: 300_000,
+};
+
+test(
+  'a Matter controller commissions the bridge with the code `opencube matter` prints, and sees every mapped device with its device type',
+  opts,
+  () => {
+    const s = scenario();
+    assert.match(s.printed.manual, /^\d{11}$/);
+    assert.equal(s.printed.qr, true, 'a QR payload (MT:...) is printed');
+    assert.equal(s.commissioned, true);
+    assert.ok(s.bridgedCount >= 8, `the simulated devices are bridged (${s.bridgedCount})`);
+    assert.deepEqual(
+      [...s.lightTypes].sort(),
+      [T.BridgedNode, T.DimmableLight].sort(),
+      'the dimmable light is one bridged Dimmable Light',
+    );
+    assert.equal(s.lightLabel, s.light.name, 'the controller shows the gateway name of the device');
+    assert.ok(s.categories.plug.includes(T.OnOffPlugInUnit), 'a plug is an On/Off Plug-in Unit');
+    assert.ok(
+      s.categories.light.includes(T.ColorTemperatureLight),
+      'a white-spectrum light is a Color Temperature Light',
+    );
+    assert.ok(s.categories.contactSensor.includes(T.ContactSensor));
+    assert.ok(s.categories.motionSensor.includes(T.OccupancySensor));
+    assert.ok(s.categories.waterLeakDetector.includes(T.WaterLeakDetector));
+    assert.ok(s.categories.temperatureAndHumiditySensor.includes(T.TemperatureSensor));
+    assert.ok(s.categories.temperatureAndHumiditySensor.includes(T.HumiditySensor));
+    assert.equal(
+      s.categories.switch.filter((t: number) => t === T.OnOffPlugInUnit).length,
+      2,
+      'a two-channel switch is one endpoint per channel',
+    );
+  },
+);
+
+test(
+  'on/off and level from the controller go through D4 to the simulated Zigbee light and show on the Open API event stream',
+  opts,
+  () => {
+    const s = scenario();
+    assert.equal(s.onOnController, true, 'the controller sees the light on once the device reported it');
+    assert.deepEqual(s.levelEvent, { brightness: { brightness: 50 } }, 'level 127 of 254 is 50 %');
+    assert.ok(s.levelOnController >= 120 && s.levelOnController <= 130);
+    assert.equal(s.openApiLight.power.powerState, 'on');
+    assert.equal(s.openApiLight.brightness.brightness, 50);
+  },
+);
+
+test(
+  'a third-party sensor synced later appears on the controller, and its reports reach it as attribute changes',
+  opts,
+  () => {
+    const s = scenario();
+    assert.ok(s.doorTypes.includes(T.ContactSensor));
+    assert.ok(s.climateTypes.includes(T.TemperatureSensor) && s.climateTypes.includes(T.HumiditySensor));
+    assert.equal(s.doorClosed, true, 'contact false (closed) is Matter stateValue true');
+    assert.equal(s.doorOpenOnController, 'open');
+    assert.equal(s.temperatureOnController, 2250, '22.5 °C is 2250 hundredths');
+  },
+);
+
+test('renaming a device renames it on the controller; removing it removes its endpoint', opts, () => {
+  const s = scenario();
+  assert.equal(s.renamed, 'Hall light');
+  assert.equal(s.doorInPartsBefore, true);
+  assert.equal(s.doorGone, true);
+});
+
+test(
+  'after a restart the bridge keeps its code, its fabric and its endpoint numbers; the controller still commands it',
+  opts,
+  () => {
+    const s = scenario();
+    assert.equal(s.exitBeforeRestart, 0);
+    assert.deepEqual(s.afterRestart, { sameCode: true, fabricListed: true });
+    assert.equal(s.offAfterRestart, true);
+    assert.equal(s.lightNumberKept, true);
+    assert.equal(s.exitCode, 0, 'SIGTERM stops the gateway with its bridge cleanly');
+  },
+);

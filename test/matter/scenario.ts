@@ -1,0 +1,334 @@
+/**
+ * The Matter bridge as a user meets it, run by bridge.test.ts inside a private network namespace
+ * (loopback only: the bridge's UDP port and mDNS reach nothing else). It starts the real gateway
+ * (`opencube start`, simulated Zigbee, the bridge on, bound to ::1 and 127.0.0.1, mDNS on `lo`),
+ * commissions it with matter.js's own controller using the code `opencube matter` prints, and
+ * drives it: reads, commands, sensor reports, rename, removal, a restart. Prints one JSON line of
+ * what it saw; always stops the gateway it started.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { config } from '@matter/nodejs/config';
+
+config.loadProcessArgv = false;
+config.loadProcessEnv = false;
+config.loadConfigFile = false;
+config.trapProcessSignals = false;
+config.trapUnhandledErrors = false;
+config.setProcessExitCodeOnError = false;
+config.installFilesystem = false;
+
+const { Environment, Logger, LogLevel, MemoryStorageDriver, Seconds, ServerNode, StorageService } = await import(
+  '@matter/main'
+);
+Logger.level = LogLevel.ERROR;
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const MAIN = join(ROOT, 'src', 'main.ts');
+const PORT = 18181;
+const base = `http://127.0.0.1:${PORT}/open-api`;
+const dataDir = mkdtempSync(join(tmpdir(), 'opencube-matter-'));
+const env: NodeJS.ProcessEnv = {
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OPENCUBE_'))),
+  OPENCUBE_MATTER_ENABLED: 'true',
+  OPENCUBE_MATTER_INTERFACE: 'lo',
+  OPENCUBE_MATTER_LISTEN_ADDRESSES: '::1,127.0.0.1',
+  OPENCUBE_MDNS: 'false',
+  OPENCUBE_LOG_LEVEL: 'warn',
+};
+
+let gateway: ChildProcess | undefined;
+let stderr = '';
+function startGateway(): ChildProcess {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', MAIN, 'start', '--data-dir', dataDir, '--port', String(PORT), '--host', '127.0.0.1'],
+    { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+    stderr = (stderr + c).slice(-8000);
+  });
+  return child;
+}
+async function stopGateway(): Promise<number | null> {
+  const g = gateway;
+  gateway = undefined;
+  if (!g || g.exitCode !== null) return g?.exitCode ?? null;
+  const exited = new Promise<number | null>((done) => g.once('exit', (code) => done(code)));
+  g.kill('SIGTERM');
+  return exited;
+}
+function cli(...args: string[]): string {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', MAIN, ...args, '--data-dir', dataDir], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`opencube ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+let token = '';
+async function api(method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return res.json();
+}
+
+/** Polls until `fn` gives a value (the gateway and the controller work asynchronously). */
+async function until<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, ms = 60_000): Promise<T> {
+  const end = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v as T;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > end)
+      throw new Error(`timed out waiting for ${what}${last ? ` (${(last as Error).message})` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The Open API's event stream, as text, from now on. */
+function stream(): { text: () => string; close: () => void } {
+  const ctrl = new AbortController();
+  let text = '';
+  void (async () => {
+    try {
+      const res = await fetch(`${base}/v2/sse/bridge?access_token=${token}`, { signal: ctrl.signal });
+      const reader = res.body!.getReader();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+    } catch {
+      // closed
+    }
+  })();
+  return { text: () => text, close: () => ctrl.abort() };
+}
+function stateEvents(text: string, serial: string): any[] {
+  const out: any[] = [];
+  for (const m of text.matchAll(/event: device#v2#updateDeviceState\ndata: (.*)\n/g)) {
+    const data = JSON.parse(m[1] as string);
+    if (data.endpoint?.serial_number === serial) out.push(data.payload);
+  }
+  return out;
+}
+
+const uniqueId = (serial: string) => `d${createHash('sha256').update(serial).digest('hex').slice(0, 16)}`;
+
+const seen: Record<string, unknown> = {};
+let controller: InstanceType<typeof ServerNode> | undefined;
+try {
+  gateway = startGateway();
+  await until('the Open API', () => api('GET', '/v2/rest/bridge').then((r) => r.error === 0));
+  await api('GET', '/v2/rest/bridge/access_token?app_name=matter-test');
+  cli('link');
+  token = (await api('GET', '/v2/rest/bridge/access_token?app_name=matter-test')).data.token;
+  const devices: any[] = await until('simulated devices', async () => {
+    const r = await api('GET', '/v2/rest/devices');
+    return r.data.device_list?.length >= 10 ? r.data.device_list : undefined;
+  });
+  const light = devices.find(
+    (d) => d.display_category === 'light' && d.capabilities.some((c: any) => c.capability === 'brightness'),
+  );
+  if (!light) throw new Error('no dimmable simulated light');
+  seen.light = { serial: light.serial_number, name: light.name };
+
+  // The code, as a user reads it.
+  const printed = cli('matter', 'codes');
+  const manual = /manual pairing code: (\d{11})/.exec(printed)?.[1];
+  seen.printed = { manual: manual ?? null, qr: /QR payload: (MT:\S+)/.test(printed) };
+  if (!manual) throw new Error(`no pairing code in: ${printed}`);
+
+  // matter.js's controller, in this process, on loopback.
+  const cenv = new Environment('controller', Environment.default);
+  cenv.vars.set('mdns.networkInterface', 'lo');
+  const storage = new StorageService(cenv);
+  storage.registerDriver(MemoryStorageDriver);
+  storage.defaultDriver = 'memory';
+  cenv.set(StorageService, storage);
+  controller = await ServerNode.create({
+    id: 'controller',
+    environment: cenv,
+    network: { port: 5599, listeningAddressIpv4: '127.0.0.1', listeningAddressIpv6: '::1' },
+    commissioning: { enabled: false },
+  } as never);
+  await controller.start();
+  const peer = await controller.peers.commission({ pairingCode: manual, timeout: Seconds(60) } as never);
+  seen.commissioned = true;
+
+  const bridged = () => {
+    const out = new Map<string, any>();
+    for (const ep of peer.endpoints) {
+      const info = ep.maybeStateOf('bridgedDeviceBasicInformation') as any;
+      if (info) out.set(info.uniqueId, ep);
+    }
+    return out;
+  };
+  const typesOf = (ep: any) => (ep.stateOf('descriptor').deviceTypeList as any[]).map((t) => t.deviceType);
+  const aggregatorParts = () => {
+    for (const ep of peer.endpoints)
+      if (typesOf(ep).includes(0x000e)) return (ep.stateOf('descriptor').partsList as number[]).map(Number);
+    return [];
+  };
+  const all = bridged();
+  seen.bridgedCount = all.size;
+  const lightEp = all.get(uniqueId(light.serial_number));
+  if (!lightEp) throw new Error('the light is not bridged');
+  seen.lightTypes = typesOf(lightEp);
+  seen.lightLabel = lightEp.stateOf('bridgedDeviceBasicInformation').nodeLabel;
+  seen.categories = Object.fromEntries(
+    devices
+      .filter((d) => all.has(uniqueId(d.serial_number)))
+      .map((d) => {
+        const ep = all.get(uniqueId(d.serial_number));
+        const kids = [ep, ...(ep.parts ?? [])].flatMap(typesOf);
+        return [d.display_category, kids];
+      }),
+  );
+
+  // A command from the controller goes through D4 to the simulated light; the Open API sees it.
+  const events = stream();
+  await new Promise((r) => setTimeout(r, 300));
+  await lightEp.commandsOf('onOff').off();
+  await until('the light reported off', () => lightEp.stateOf('onOff').onOff === false);
+  await lightEp.commandsOf('onOff').on();
+  await until('the light on the event stream', () =>
+    stateEvents(events.text(), light.serial_number).some((p) => p.power?.powerState === 'on'),
+  );
+  seen.onOnController = await until('the controller sees on', () => lightEp.stateOf('onOff').onOff === true);
+  await lightEp
+    .commandsOf('levelControl')
+    .moveToLevel({ level: 127, transitionTime: null, optionsMask: {}, optionsOverride: {} });
+  seen.levelEvent = await until('the level on the event stream', () =>
+    stateEvents(events.text(), light.serial_number).find((p) => p.brightness?.brightness !== undefined),
+  );
+  seen.levelOnController = await until('the controller sees the level', () => {
+    const l = lightEp.stateOf('levelControl').currentLevel;
+    return l >= 120 && l <= 130 ? l : undefined;
+  });
+  const openApiLight = (await api('GET', '/v2/rest/devices')).data.device_list.find(
+    (d: any) => d.serial_number === light.serial_number,
+  );
+  seen.openApiLight = openApiLight.state;
+
+  // A third-party sensor joins: the controller gets its endpoint; its reports reach the controller.
+  const discovery = await api('POST', '/v2/rest/thirdparty/event', {
+    event: {
+      header: { name: 'DiscoveryRequest', message_id: crypto.randomUUID(), version: '1' },
+      payload: {
+        endpoints: [
+          {
+            third_serial_number: 'door-1',
+            name: 'Front door',
+            display_category: 'contactSensor',
+            capabilities: [{ capability: 'contact', permission: '0100' }],
+            state: { contact: { contact: false } },
+            manufacturer: 'ACME',
+            model: 'C1',
+            firmware_version: '1.0',
+            service_address: 'http://127.0.0.1:9/door',
+          },
+          {
+            third_serial_number: 'climate-1',
+            name: 'Bedroom climate',
+            display_category: 'temperatureAndHumiditySensor',
+            capabilities: [
+              { capability: 'temperature', permission: '0100' },
+              { capability: 'humidity', permission: '0100' },
+            ],
+            state: { temperature: { temperature: 20 }, humidity: { humidity: 40 } },
+            manufacturer: 'ACME',
+            model: 'T1',
+            firmware_version: '1.0',
+            service_address: 'http://127.0.0.1:9/climate',
+          },
+        ],
+      },
+    },
+  });
+  const door = discovery.payload.endpoints.find((e: any) => e.third_serial_number === 'door-1').serial_number;
+  const climate = discovery.payload.endpoints.find((e: any) => e.third_serial_number === 'climate-1').serial_number;
+  const doorEp = await until('the door sensor on the controller', () => bridged().get(uniqueId(door)));
+  const climateEp = await until('the climate sensor on the controller', () => bridged().get(uniqueId(climate)));
+  seen.doorTypes = typesOf(doorEp);
+  seen.climateTypes = [climateEp, ...climateEp.parts].flatMap(typesOf);
+  seen.doorClosed = doorEp.stateOf('booleanState').stateValue;
+  const report = (serial: string, third: string, state: unknown) =>
+    api('POST', '/v2/rest/thirdparty/event', {
+      event: {
+        header: { name: 'DeviceStatesChangeReport', message_id: crypto.randomUUID(), version: '1' },
+        endpoint: { serial_number: serial, third_serial_number: third },
+        payload: { state },
+      },
+    });
+  await report(door, 'door-1', { contact: { contact: true } });
+  seen.doorOpenOnController = await until('the door report', () =>
+    doorEp.stateOf('booleanState').stateValue === false ? 'open' : undefined,
+  );
+  await report(climate, 'climate-1', { temperature: { temperature: 22.5 } });
+  const tempEp = [...climateEp.parts].find((p: any) => p.maybeStateOf('temperatureMeasurement'));
+  seen.temperatureOnController = await until('the temperature report', () => {
+    const v = tempEp?.stateOf('temperatureMeasurement').measuredValue;
+    return v === 2250 ? v : undefined;
+  });
+
+  // Renamed and removed: the controller follows.
+  await api('PUT', `/v2/rest/devices/${light.serial_number}`, { name: 'Hall light' });
+  seen.renamed = await until('the new name', () => {
+    const label = lightEp.stateOf('bridgedDeviceBasicInformation').nodeLabel;
+    return label === 'Hall light' ? label : undefined;
+  });
+  const doorNumber = Number(doorEp.number);
+  seen.doorInPartsBefore = aggregatorParts().includes(doorNumber);
+  await api('DELETE', `/v2/rest/devices/${door}`);
+  seen.doorGone = await until('the door leaving the controller', () => !aggregatorParts().includes(doorNumber));
+  events.close();
+
+  // A restart: the same fabric, the same endpoint, commands still go through.
+  const lightNumber = Number(lightEp.number);
+  seen.exitBeforeRestart = await stopGateway();
+  gateway = startGateway();
+  await until('the Open API after the restart', () => api('GET', '/v2/rest/bridge').then((r) => r.error === 0));
+  const after = cli('matter', 'codes');
+  seen.afterRestart = {
+    sameCode: after.includes(manual),
+    fabricListed: /controller \(fabric \d+\)/.test(after),
+  };
+  const events2 = stream();
+  await new Promise((r) => setTimeout(r, 300));
+  await until(
+    'a command after the restart',
+    async () => {
+      await lightEp.commandsOf('onOff').off();
+      return true;
+    },
+    90_000,
+  );
+  seen.offAfterRestart = await until('the light off on the stream after the restart', () =>
+    stateEvents(events2.text(), light.serial_number).some((p) => p.power?.powerState === 'off'),
+  );
+  seen.lightNumberKept = aggregatorParts().includes(lightNumber);
+  events2.close();
+} catch (err) {
+  seen.error = (err as Error).stack ?? String(err);
+  seen.stderr = stderr.slice(-3000);
+} finally {
+  await controller?.close().catch(() => {});
+  seen.exitCode = await stopGateway();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+console.log(JSON.stringify(seen));
+process.exit(0);
