@@ -136,6 +136,7 @@ export const migrations: readonly { version: number; sql: string }[] = [
     // The Matter bridge's own storage (src/integrations/matter/storage.ts): matter.js keeps its
     // fabrics, operational keys, endpoint numbers and counters here as JSON values under a context
     // path, so that they live in the one store the backups copy. Rows are written by matter.js only.
+    // A rowid table like every other: the backup's content digest reads rows in rowid order.
     version: 6,
     sql: `
   CREATE TABLE matter_storage (
@@ -143,7 +144,7 @@ export const migrations: readonly { version: number; sql: string }[] = [
     key TEXT NOT NULL,
     value TEXT NOT NULL,
     PRIMARY KEY (context, key)
-  ) WITHOUT ROWID;
+  );
     `,
   },
 ];

@@ -1,0 +1,10 @@
+// A module-resolution hook (node:module register) that sends every resolved URL to the main thread.
+let port;
+export function initialize(data) {
+  port = data.port;
+}
+export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context);
+  port.postMessage(r.url);
+  return r;
+}
