@@ -4,6 +4,7 @@ import { renderCapabilitiesDoc } from '../src/catalog/index.ts';
 import { errorsDoc, readmeWithSettings } from '../src/docs/generated.ts';
 import { asyncApiJson, openApiJson } from '../src/http/open-api/documents.ts';
 import { withMappingDoc } from '../src/integrations/homeassistant/docs.ts';
+import { withMappingDoc as withMatterMappingDoc } from '../src/integrations/matter/docs.ts';
 
 writeFileSync('docs/errors.md', errorsDoc());
 writeFileSync('docs/capabilities.md', renderCapabilitiesDoc());
@@ -11,6 +12,7 @@ writeFileSync('README.md', readmeWithSettings(readFileSync('README.md', 'utf8'))
 writeFileSync('docs/openapi.json', openApiJson());
 writeFileSync('docs/asyncapi.json', asyncApiJson());
 writeFileSync('docs/home-assistant.md', withMappingDoc(readFileSync('docs/home-assistant.md', 'utf8')));
+writeFileSync('docs/matter.md', withMatterMappingDoc(readFileSync('docs/matter.md', 'utf8')));
 console.log(
-  'wrote docs/errors.md, docs/capabilities.md, docs/openapi.json, docs/asyncapi.json, the settings table of README.md and the mapping of docs/home-assistant.md',
+  'wrote docs/errors.md, docs/capabilities.md, docs/openapi.json, docs/asyncapi.json, the settings table of README.md the mappings of docs/home-assistant.md and docs/matter.md',
 );

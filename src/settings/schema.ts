@@ -437,7 +437,7 @@ export const settingDefs = [
     type: 'bool',
     default: false,
     description:
-      'Run the Matter bridge: every device in Apple Home, Google Home, Alexa and Home Assistant (docs/matter.md). The console can also turn it on.',
+      'Run the Matter bridge: every device in Apple Home, Google Home, Alexa and Home Assistant (docs/matter.md).',
   },
   {
     key: 'matter.port',
@@ -452,7 +452,7 @@ export const settingDefs = [
     type: 'string',
     default: '',
     description:
-      'Network interface the Matter bridge advertises itself on over mDNS (e.g. `eth0`); empty: every interface but loopback.',
+      'Network interface the Matter bridge advertises itself on over mDNS (e.g. `eth0`); empty: every interface.',
   },
   {
     key: 'matter.listen_addresses',

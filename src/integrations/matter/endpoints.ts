@@ -28,7 +28,7 @@ import { TemperatureSensorDevice } from '@matter/main/devices/temperature-sensor
 import { WaterLeakDetectorDevice } from '@matter/main/devices/water-leak-detector';
 import { BridgedNodeEndpoint } from '@matter/main/endpoints/bridged-node';
 import type { Intent } from './commands.ts';
-import type { DeviceTypeName, EndpointPlan } from './plan.ts';
+import { BUILT_TYPES, type EndpointPlan } from './plan.ts';
 import { MIREDS, type Patch } from './values.ts';
 
 /** Receives a controller's command to one endpoint (by its matter.js id); throws to refuse it. */
@@ -44,22 +44,6 @@ export interface BridgedInfo {
   softwareVersionString: string;
   serialNumber: string;
 }
-
-/** The device types this version of the bridge builds; the plan's others are left out (docs/matter.md). */
-export const BUILT_TYPES: ReadonlySet<DeviceTypeName> = new Set<DeviceTypeName>([
-  'OnOffLight',
-  'DimmableLight',
-  'ColorTemperatureLight',
-  'ExtendedColorLight',
-  'OnOffPlugInUnit',
-  'ContactSensor',
-  'OccupancySensor',
-  'WaterLeakDetector',
-  'TemperatureSensor',
-  'HumiditySensor',
-  'PressureSensor',
-  'LightSensor',
-]);
 
 /** The server behaviors that carry commands, made for one bridge (their intents go to `sink`). */
 export function commandServers(sink: IntentSink) {
