@@ -306,6 +306,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     settings.domain,
     ...settings.allowed_hosts,
   ];
+  let matter: MatterHandle | undefined;
   const services: OpenApiServices = {
     log,
     tokens,
@@ -333,6 +334,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     bus,
     clock,
     pairingSeconds: settings.zigbee.permit_join_seconds,
+    matter: () => matter,
     settings: () =>
       (settingDefs as readonly SettingDef[]).map((d) => ({
         key: d.key,
@@ -395,7 +397,6 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   let control: ControlServer | undefined;
   let mdns: MdnsHandle | undefined;
   let homeassistant: { stop(): Promise<void> } | undefined;
-  let matter: MatterHandle | undefined;
   let stopping: Promise<void> | undefined;
   let wrotePid = false;
 

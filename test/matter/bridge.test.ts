@@ -128,3 +128,13 @@ test(
     assert.equal(s.exitCode, 0, 'SIGTERM stops the gateway with its bridge cleanly');
   },
 );
+
+test('the console shows the pairing code and the controller, and removes the controller', opts, () => {
+  const s = scenario();
+  assert.deepEqual(s.console, { enabled: true, sameCode: true, commissioned: true, fabrics: 1 });
+  assert.equal(s.badFabric, 400);
+  assert.equal(s.unknownFabric, 404);
+  assert.equal(s.removed, 200);
+  assert.equal(s.afterRemoval.commissioned, false);
+  assert.match(s.afterRemoval.printed, /not yet added to any controller/);
+});

@@ -285,6 +285,18 @@ try {
     return v === 2250 ? v : undefined;
   });
 
+  // Offline: the controller shows it unreachable.
+  await api('POST', '/v2/rest/thirdparty/event', {
+    event: {
+      header: { name: 'DeviceOnlineChangeReport', message_id: crypto.randomUUID(), version: '1' },
+      endpoint: { serial_number: climate, third_serial_number: 'climate-1' },
+      payload: { online: false },
+    },
+  });
+  seen.unreachable = await until('the climate sensor unreachable', () =>
+    climateEp.stateOf('bridgedDeviceBasicInformation').reachable === false ? true : undefined,
+  );
+
   // Renamed and removed: the controller follows.
   await api('PUT', `/v2/rest/devices/${light.serial_number}`, { name: 'Hall light' });
   seen.renamed = await until('the new name', () => {
@@ -322,6 +334,33 @@ try {
   );
   seen.lightNumberKept = aggregatorParts().includes(lightNumber);
   events2.close();
+
+  // The console lists the controller and removes it: the bridge can be added afresh.
+  const passwd = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'passwd', '--data-dir', dataDir], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    input: 'matter-console-password\n',
+  });
+  if (passwd.status !== 0) throw new Error(`opencube passwd: ${passwd.stderr}`);
+  const { consoleClient } = await import('../console/client.ts');
+  const web = consoleClient(`http://127.0.0.1:${PORT}`);
+  await web.login('matter-console-password');
+  const status = (await web.call('GET', '/matter')).body;
+  seen.console = {
+    enabled: status.enabled,
+    sameCode: status.manual_pairing_code === manual,
+    commissioned: status.commissioned,
+    fabrics: status.fabrics.length,
+  };
+  seen.badFabric = (await web.call('DELETE', '/matter/fabrics/x1')).status;
+  seen.unknownFabric = (await web.call('DELETE', '/matter/fabrics/200')).status;
+  const index = status.fabrics[0]?.index;
+  seen.removed = (await web.call('DELETE', `/matter/fabrics/${index}`)).status;
+  seen.afterRemoval = await until('the fabric gone', async () => {
+    const st = (await web.call('GET', '/matter')).body;
+    return st.fabrics.length === 0 ? { commissioned: st.commissioned, printed: cli('matter', 'codes') } : undefined;
+  });
 } catch (err) {
   seen.error = (err as Error).stack ?? String(err);
   seen.stderr = stderr.slice(-3000);

@@ -14,6 +14,7 @@ import { cardRoutes } from './routes/cards.ts';
 import { deviceRoutes } from './routes/devices.ts';
 import { gatewayRoutes, RESTORE_LIMIT } from './routes/gateway.ts';
 import { linkRoutes } from './routes/link.ts';
+import { matterRoutes } from './routes/matter.ts';
 import { securityRoutes } from './routes/security.ts';
 import type { ConsoleServices } from './services.ts';
 
@@ -24,6 +25,7 @@ const MODULES: readonly ((s: ConsoleServices, onClose: (fn: () => void) => void)
   securityRoutes,
   gatewayRoutes,
   cardRoutes,
+  matterRoutes,
 ];
 
 export interface ConsoleApiOptions {

@@ -59,4 +59,12 @@ export interface ConsoleServices {
   logLevel: { get(): string; set(level: LogLevel): string };
   /** The dashboard cards add-ons registered. */
   cards: UiCards;
+  /** The Matter bridge, while it runs (undefined: off). */
+  matter(): MatterApi | undefined;
+}
+
+/** What the console asks of the Matter bridge (src/integrations/matter). */
+export interface MatterApi {
+  status(): object;
+  removeFabric(index: number): Promise<boolean>;
 }

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { Endpoint, type Environment, ServerNode } from '@matter/main';
 import { AggregatorEndpoint } from '@matter/main/endpoints/aggregator';
+import { FabricManager } from '@matter/main/protocol';
 import { Status, StatusResponseError } from '@matter/main/types';
 import type { DeviceRecord } from '../../core/devices/contract.ts';
 import type { Done } from '../../core/devices/service.ts';
@@ -176,7 +177,11 @@ export class MatterBridge {
     if (!node) return false;
     const fabrics = node.state.operationalCredentials.fabrics;
     if (!fabrics.some((f) => Number(f.fabricIndex) === index)) return false;
-    await node.act((agent) => agent.operationalCredentials.removeFabric({ fabricIndex: index as never }));
+    // Locally, not as a controller's command (which needs a remote session): matter.js's fabric
+    // table deletes the fabric's keys and sessions, and the node updates its attributes from it.
+    const fabric = node.env.get(FabricManager).find((f) => Number(f.fabricIndex) === index);
+    if (!fabric) return false;
+    await fabric.delete();
     return true;
   }
 
