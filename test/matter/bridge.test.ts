@@ -23,6 +23,8 @@ const T = {
   LightSensor: 0x106,
   WaterLeakDetector: 0x43,
   TemperatureSensor: 0x302,
+  WindowCovering: 0x202,
+  SmokeCoAlarm: 0x76,
   HumiditySensor: 0x307,
 };
 
@@ -73,6 +75,8 @@ test(
     assert.ok(s.categories.contactSensor.includes(T.ContactSensor));
     assert.ok(s.categories.motionSensor.includes(T.OccupancySensor));
     assert.ok(s.categories.waterLeakDetector.includes(T.WaterLeakDetector));
+    assert.ok(s.categories.curtain.includes(T.WindowCovering), 'a curtain is a Window Covering');
+    assert.ok(s.categories.smokeDetector.includes(T.SmokeCoAlarm), 'a smoke detector is a Smoke CO Alarm');
     assert.ok(s.categories.temperatureAndHumiditySensor.includes(T.TemperatureSensor));
     assert.ok(s.categories.temperatureAndHumiditySensor.includes(T.HumiditySensor));
     assert.equal(

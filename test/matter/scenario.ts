@@ -219,6 +219,18 @@ try {
     const l = lightEp.stateOf('levelControl').currentLevel;
     return l >= 120 && l <= 130 ? l : undefined;
   });
+  // A cover: Matter's "70 % closed" is the catalog's 30 % open.
+  const curtain = devices.find((d) => d.display_category === 'curtain');
+  const curtainEp = curtain && all.get(uniqueId(curtain.serial_number));
+  if (!curtainEp) throw new Error('the simulated curtain is not bridged');
+  await curtainEp.commandsOf('windowCovering').goToLiftPercentage({ liftPercent100thsValue: 7000 });
+  seen.coverEvent = await until('the cover on the event stream', () =>
+    stateEvents(events.text(), curtain.serial_number).find((p) => p.percentage?.percentage === 30),
+  );
+  seen.coverOnController = await until('the controller sees the cover', () => {
+    const v = curtainEp.stateOf('windowCovering').currentPositionLiftPercent100ths;
+    return v === 7000 ? v : undefined;
+  });
   const openApiLight = (await api('GET', '/v2/rest/devices')).data.device_list.find(
     (d: any) => d.serial_number === light.serial_number,
   );

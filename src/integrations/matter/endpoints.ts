@@ -14,7 +14,9 @@ import { OnOffServer } from '@matter/main/behaviors/on-off';
 import { PowerSourceServer } from '@matter/main/behaviors/power-source';
 import { PressureMeasurementServer } from '@matter/main/behaviors/pressure-measurement';
 import { RelativeHumidityMeasurementServer } from '@matter/main/behaviors/relative-humidity-measurement';
+import { SmokeCoAlarmServer } from '@matter/main/behaviors/smoke-co-alarm';
 import { TemperatureMeasurementServer } from '@matter/main/behaviors/temperature-measurement';
+import { WindowCoveringServer } from '@matter/main/behaviors/window-covering';
 import { ColorTemperatureLightDevice } from '@matter/main/devices/color-temperature-light';
 import { ContactSensorDevice } from '@matter/main/devices/contact-sensor';
 import { DimmableLightDevice } from '@matter/main/devices/dimmable-light';
@@ -24,8 +26,10 @@ import { OccupancySensorDevice } from '@matter/main/devices/occupancy-sensor';
 import { OnOffLightDevice } from '@matter/main/devices/on-off-light';
 import { OnOffPlugInUnitDevice } from '@matter/main/devices/on-off-plug-in-unit';
 import { PressureSensorDevice } from '@matter/main/devices/pressure-sensor';
+import { SmokeCoAlarmDevice } from '@matter/main/devices/smoke-co-alarm';
 import { TemperatureSensorDevice } from '@matter/main/devices/temperature-sensor';
 import { WaterLeakDetectorDevice } from '@matter/main/devices/water-leak-detector';
+import { WindowCoveringDevice } from '@matter/main/devices/window-covering';
 import { BridgedNodeEndpoint } from '@matter/main/endpoints/bridged-node';
 import type { Intent } from './commands.ts';
 import { BUILT_TYPES, type EndpointPlan } from './plan.ts';
@@ -102,7 +106,36 @@ export function commandServers(sink: IntentSink) {
     }
   }
 
-  return { BridgedOnOff, BridgedLevel, BridgedColorTemperature };
+  // A cover with a position: commands become the open percentage; the position moves when the device reports it.
+  class BridgedPositionCover extends WindowCoveringServer.with('Lift', 'PositionAwareLift') {
+    override async upOrOpen() {
+      await send(this.endpoint, { kind: 'cover', action: 'open' });
+    }
+    override async downOrClose() {
+      await send(this.endpoint, { kind: 'cover', action: 'close' });
+    }
+    override async stopMotion() {
+      await send(this.endpoint, { kind: 'cover', action: 'stop' });
+    }
+    override async goToLiftPercentage({ liftPercent100thsValue }: { liftPercent100thsValue: number }) {
+      await send(this.endpoint, { kind: 'coverTo', closed100ths: liftPercent100thsValue });
+    }
+  }
+
+  // A cover that only has a motor: open, close, stop.
+  class BridgedMotorCover extends WindowCoveringServer.with('Lift') {
+    override async upOrOpen() {
+      await send(this.endpoint, { kind: 'cover', action: 'open' });
+    }
+    override async downOrClose() {
+      await send(this.endpoint, { kind: 'cover', action: 'close' });
+    }
+    override async stopMotion() {
+      await send(this.endpoint, { kind: 'cover', action: 'stop' });
+    }
+  }
+
+  return { BridgedOnOff, BridgedLevel, BridgedColorTemperature, BridgedPositionCover, BridgedMotorCover };
 }
 
 export type CommandServers = ReturnType<typeof commandServers>;
@@ -122,6 +155,10 @@ function typeOf(ep: EndpointPlan, s: CommandServers): MutableEndpoint | undefine
         : DimmableLightDevice.with(s.BridgedOnOff, s.BridgedLevel);
     case 'OnOffPlugInUnit':
       return OnOffPlugInUnitDevice.with(s.BridgedOnOff);
+    case 'WindowCovering':
+      return WindowCoveringDevice.with(ep.features.liftPosition ? s.BridgedPositionCover : s.BridgedMotorCover);
+    case 'SmokeCoAlarm':
+      return SmokeCoAlarmDevice.with(SmokeCoAlarmServer.with('SmokeAlarm'));
     case 'ContactSensor':
       return ContactSensorDevice.with(BooleanStateServer);
     case 'WaterLeakDetector':
@@ -169,6 +206,19 @@ function firstValues(ep: EndpointPlan): Patch {
         },
       };
     }
+    case 'WindowCovering':
+      return ep.features.liftPosition
+        ? {
+            windowCovering: {
+              type: 0,
+              endProductType: 0,
+              currentPositionLiftPercent100ths: 0,
+              targetPositionLiftPercent100ths: 0,
+            },
+          }
+        : { windowCovering: { type: 0, endProductType: 0 } };
+    case 'SmokeCoAlarm':
+      return { smokeCoAlarm: { smokeState: 0, expressedState: 0, batteryAlert: 0 } };
     case 'ContactSensor':
     case 'WaterLeakDetector':
       return { booleanState: { stateValue: false } };

@@ -62,6 +62,8 @@ export const BUILT_TYPES: ReadonlySet<DeviceTypeName> = new Set<DeviceTypeName>(
   'ColorTemperatureLight',
   'ExtendedColorLight',
   'OnOffPlugInUnit',
+  'WindowCovering',
+  'SmokeCoAlarm',
   'ContactSensor',
   'OccupancySensor',
   'WaterLeakDetector',
