@@ -100,6 +100,12 @@ test(
   },
 );
 
+test('a cover moved from the controller reports its new position through D4 and the event stream', opts, () => {
+  const s = scenario();
+  assert.deepEqual(s.coverEvent, { percentage: { percentage: 30 } }, '70 % closed in Matter is 30 % open');
+  assert.equal(s.coverOnController, 7000);
+});
+
 test(
   'a third-party sensor synced later appears on the controller, and its reports reach it as attribute changes',
   opts,
