@@ -25,6 +25,7 @@ const T = {
   TemperatureSensor: 0x302,
   WindowCovering: 0x202,
   SmokeCoAlarm: 0x76,
+  Thermostat: 0x301,
   HumiditySensor: 0x307,
 };
 
@@ -77,6 +78,7 @@ test(
     assert.ok(s.categories.waterLeakDetector.includes(T.WaterLeakDetector));
     assert.ok(s.categories.curtain.includes(T.WindowCovering), 'a curtain is a Window Covering');
     assert.ok(s.categories.smokeDetector.includes(T.SmokeCoAlarm), 'a smoke detector is a Smoke CO Alarm');
+    assert.ok(s.categories.thermostat.includes(T.Thermostat), 'a radiator thermostat is a Thermostat');
     assert.ok(s.categories.temperatureAndHumiditySensor.includes(T.TemperatureSensor));
     assert.ok(s.categories.temperatureAndHumiditySensor.includes(T.HumiditySensor));
     assert.equal(
@@ -99,6 +101,15 @@ test(
     assert.equal(s.openApiLight.brightness.brightness, 50);
   },
 );
+
+test('a thermostat raised by command and set by an attribute write from the controller goes through D4', opts, () => {
+  const s = scenario();
+  assert.equal(s.thermostatRaise.before, 2100);
+  assert.deepEqual(s.thermostatRaise.event, {
+    'thermostat-target-setpoint': { 'manual-mode': { targetSetpoint: 22 } },
+  });
+  assert.deepEqual(s.thermostatWrite, { 'thermostat-target-setpoint': { 'manual-mode': { targetSetpoint: 21.5 } } });
+});
 
 test('a cover moved from the controller reports its new position through D4 and the event stream', opts, () => {
   const s = scenario();

@@ -231,6 +231,24 @@ try {
     const v = curtainEp.stateOf('windowCovering').currentPositionLiftPercent100ths;
     return v === 7000 ? v : undefined;
   });
+  // A thermostat: one degree up by command, then a setpoint written as Matter controllers do.
+  const thermostat = devices.find((d) => d.display_category === 'thermostat');
+  const thermostatEp = thermostat && all.get(uniqueId(thermostat.serial_number));
+  if (!thermostatEp) throw new Error('the simulated thermostat is not bridged');
+  const before = thermostatEp.stateOf('thermostat').occupiedHeatingSetpoint as number;
+  await thermostatEp.commandsOf('thermostat').setpointRaiseLower({ mode: 0, amount: 10 });
+  seen.thermostatRaise = {
+    before,
+    event: await until('the raised setpoint on the event stream', () =>
+      stateEvents(events.text(), thermostat.serial_number).find((p) => p['thermostat-target-setpoint']),
+    ),
+  };
+  await thermostatEp.setStateOf('thermostat', { occupiedHeatingSetpoint: 2150 });
+  seen.thermostatWrite = await until('the written setpoint on the event stream', () =>
+    stateEvents(events.text(), thermostat.serial_number).find((p) =>
+      JSON.stringify(p['thermostat-target-setpoint'] ?? {}).includes('21.5'),
+    ),
+  );
   const openApiLight = (await api('GET', '/v2/rest/devices')).data.device_list.find(
     (d: any) => d.serial_number === light.serial_number,
   );

@@ -334,17 +334,31 @@ export class MatterBridge {
     const device = serial === undefined ? undefined : this.opts.registry.get(serial);
     if (!serial || !k || !ep || !device) throw new StatusResponseError('no such device', Status.Failure);
     const t = translate(intent, ep, k.plan, device);
-    if (!t.ok) throw new StatusResponseError(t.message, Status.ConstraintError);
+    if (!t.ok) {
+      this.restore(serial);
+      throw new StatusResponseError(t.message, Status.ConstraintError);
+    }
     let done: Done;
     try {
       done = await this.opts.devices.update(serial, t.body, 'Matter');
     } catch (err) {
       this.opts.log.error({ err, serial }, 'matter: the device service failed on a command');
+      this.restore(serial);
       throw new StatusResponseError('server exception', Status.Failure);
     }
     if (!done.ok) {
       this.opts.log.warn({ serial, error: done.error }, `matter: command refused: ${done.message}`);
+      this.restore(serial);
       throw new StatusResponseError(done.message, Status.Failure);
     }
+  }
+
+  /** Sets the device's stored state again: an attribute a controller wrote and the gateway refused goes back. */
+  private restore(serial: string): void {
+    this.enqueue(serial, async (s) => {
+      const k = this.known.get(s);
+      const d = this.opts.registry.get(s);
+      if (k && d) await this.applyState(s, k, d, undefined);
+    });
   }
 }

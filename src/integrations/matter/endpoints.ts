@@ -4,7 +4,7 @@
  * in subclasses of matter.js's servers and handed to `onIntent` (the bridge sends them through D4);
  * the servers never change their own state on a command: the device's confirmed report does.
  */
-import { Endpoint, type MutableEndpoint } from '@matter/main';
+import { type ActionContext, Endpoint, type MutableEndpoint } from '@matter/main';
 import { BooleanStateServer } from '@matter/main/behaviors/boolean-state';
 import { BridgedDeviceBasicInformationServer } from '@matter/main/behaviors/bridged-device-basic-information';
 import { ColorControlServer } from '@matter/main/behaviors/color-control';
@@ -16,6 +16,7 @@ import { PressureMeasurementServer } from '@matter/main/behaviors/pressure-measu
 import { RelativeHumidityMeasurementServer } from '@matter/main/behaviors/relative-humidity-measurement';
 import { SmokeCoAlarmServer } from '@matter/main/behaviors/smoke-co-alarm';
 import { TemperatureMeasurementServer } from '@matter/main/behaviors/temperature-measurement';
+import { ThermostatServer } from '@matter/main/behaviors/thermostat';
 import { WindowCoveringServer } from '@matter/main/behaviors/window-covering';
 import { ColorTemperatureLightDevice } from '@matter/main/devices/color-temperature-light';
 import { ContactSensorDevice } from '@matter/main/devices/contact-sensor';
@@ -28,12 +29,13 @@ import { OnOffPlugInUnitDevice } from '@matter/main/devices/on-off-plug-in-unit'
 import { PressureSensorDevice } from '@matter/main/devices/pressure-sensor';
 import { SmokeCoAlarmDevice } from '@matter/main/devices/smoke-co-alarm';
 import { TemperatureSensorDevice } from '@matter/main/devices/temperature-sensor';
+import { ThermostatDevice } from '@matter/main/devices/thermostat';
 import { WaterLeakDetectorDevice } from '@matter/main/devices/water-leak-detector';
 import { WindowCoveringDevice } from '@matter/main/devices/window-covering';
 import { BridgedNodeEndpoint } from '@matter/main/endpoints/bridged-node';
 import type { Intent } from './commands.ts';
-import { BUILT_TYPES, type EndpointPlan } from './plan.ts';
-import { MIREDS, type Patch } from './values.ts';
+import { BUILT_TYPES, cools, type EndpointPlan } from './plan.ts';
+import { MIREDS, numberRange, type Patch, toCentiCelsius, unitOf } from './values.ts';
 
 /** Receives a controller's command to one endpoint (by its matter.js id); throws to refuse it. */
 export type IntentSink = (endpointId: string, intent: Intent) => Promise<void>;
@@ -135,7 +137,39 @@ export function commandServers(sink: IntentSink) {
     }
   }
 
-  return { BridgedOnOff, BridgedLevel, BridgedColorTemperature, BridgedPositionCover, BridgedMotorCover };
+  /**
+   * A heating thermostat. Controllers change the setpoint and the mode by writing attributes, not
+   * by commands: a write from a controller is sent through D4 after matter.js took it; when the
+   * gateway refuses it, the bridge sets the device's stored values back (see MatterBridge.command).
+   */
+  class BridgedHeating extends ThermostatServer.with('Heating') {
+    override async initialize() {
+      await super.initialize();
+      this.reactTo(this.events.occupiedHeatingSetpoint$Changed, this.setpointWritten);
+      this.reactTo(this.events.systemMode$Changed, this.modeWritten);
+    }
+    override async setpointRaiseLower({ amount }: { amount: number }) {
+      // amount is in tenths of a degree.
+      await send(this.endpoint, { kind: 'setpoint', centiCelsius: this.state.occupiedHeatingSetpoint + amount * 10 });
+    }
+    setpointWritten(value: number, _old: number, context?: ActionContext) {
+      if (!context || context.offline) return;
+      void send(this.endpoint, { kind: 'setpoint', centiCelsius: value }).catch(() => {});
+    }
+    modeWritten(value: number, _old: number, context?: ActionContext) {
+      if (!context || context.offline) return;
+      void send(this.endpoint, { kind: 'systemMode', mode: value }).catch(() => {});
+    }
+  }
+
+  return {
+    BridgedOnOff,
+    BridgedLevel,
+    BridgedColorTemperature,
+    BridgedPositionCover,
+    BridgedMotorCover,
+    BridgedHeating,
+  };
 }
 
 export type CommandServers = ReturnType<typeof commandServers>;
@@ -159,6 +193,9 @@ function typeOf(ep: EndpointPlan, s: CommandServers): MutableEndpoint | undefine
       return WindowCoveringDevice.with(ep.features.liftPosition ? s.BridgedPositionCover : s.BridgedMotorCover);
     case 'SmokeCoAlarm':
       return SmokeCoAlarmDevice.with(SmokeCoAlarmServer.with('SmokeAlarm'));
+    case 'Thermostat':
+      // Air conditioners (cooling) are not built yet: see BUILT_TYPES and buildable().
+      return ThermostatDevice.with(s.BridgedHeating);
     case 'ContactSensor':
       return ContactSensorDevice.with(BooleanStateServer);
     case 'WaterLeakDetector':
@@ -219,6 +256,24 @@ function firstValues(ep: EndpointPlan): Patch {
         : { windowCovering: { type: 0, endProductType: 0 } };
     case 'SmokeCoAlarm':
       return { smokeCoAlarm: { smokeState: 0, expressedState: 0, batteryAlert: 0 } };
+    case 'Thermostat': {
+      const sp = ep.features.setpoint?.[0];
+      const range = sp ? numberRange(sp, 'targetSetpoint') : {};
+      const min = toCentiCelsius(range.min ?? 5, unitOf(sp));
+      const max = toCentiCelsius(range.max ?? 30, unitOf(sp));
+      return {
+        thermostat: {
+          localTemperature: null,
+          controlSequenceOfOperation: 2,
+          systemMode: 4,
+          absMinHeatSetpointLimit: min,
+          minHeatSetpointLimit: min,
+          absMaxHeatSetpointLimit: max,
+          maxHeatSetpointLimit: max,
+          occupiedHeatingSetpoint: Math.min(max, Math.max(min, 2000)),
+        },
+      };
+    }
     case 'ContactSensor':
     case 'WaterLeakDetector':
       return { booleanState: { stateValue: false } };
@@ -267,7 +322,8 @@ export function builtPatch(ep: EndpointPlan, patch: Patch): Patch {
 
 /** The planned endpoints this bridge can build (the others are left out). */
 export function buildable(eps: readonly EndpointPlan[]): EndpointPlan[] {
-  return eps.filter((ep) => BUILT_TYPES.has(ep.deviceType));
+  // A thermostat that cools (an air conditioner) needs the Cooling feature's attributes: not built yet.
+  return eps.filter((ep) => BUILT_TYPES.has(ep.deviceType) && !(ep.deviceType === 'Thermostat' && cools(ep)));
 }
 
 /** A part of a bridged device: its matter.js id, its plan, its first values. */

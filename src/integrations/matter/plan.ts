@@ -64,6 +64,7 @@ export const BUILT_TYPES: ReadonlySet<DeviceTypeName> = new Set<DeviceTypeName>(
   'OnOffPlugInUnit',
   'WindowCovering',
   'SmokeCoAlarm',
+  'Thermostat',
   'ContactSensor',
   'OccupancySensor',
   'WaterLeakDetector',
