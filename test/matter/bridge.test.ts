@@ -159,3 +159,29 @@ test('the console shows the pairing code and the controller, and removes the con
   assert.equal(s.afterRemoval.commissioned, false);
   assert.match(s.afterRemoval.printed, /not yet added to any controller/);
 });
+
+test(
+  "a command the device's service refuses is refused to the controller, and the device stays as it was",
+  opts,
+  () => {
+    const s = scenario();
+    assert.ok(s.lampTypes.includes(T.OnOffLight));
+    assert.notEqual(s.refusedCommand, 'accepted');
+    assert.match(s.refusedCommand, /Failure/, 'a Matter failure status (the reason is in the gateway log)');
+    assert.equal(s.lampDirectives, 1, 'the command reached the service once, through the gateway');
+    assert.equal(s.lampStillOff, true);
+  },
+);
+
+test('no pairing secret is ever in the gateway log (at debug level)', opts, () => {
+  const s = scenario();
+  assert.ok(s.secretsLogged.logBytes > 1000, 'the log was read');
+  assert.deepEqual(
+    {
+      passcode: s.secretsLogged.passcode,
+      manualCode: s.secretsLogged.manualCode,
+      qrPayload: s.secretsLogged.qrPayload,
+    },
+    { passcode: false, manualCode: false, qrPayload: false },
+  );
+});

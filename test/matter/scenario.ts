@@ -42,14 +42,20 @@ const env: NodeJS.ProcessEnv = {
 
 let gateway: ChildProcess | undefined;
 let stderr = '';
+/** Everything the gateway logged, to check that no secret of the bridge is in it. */
+let fullLog = '';
 function startGateway(): ChildProcess {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', MAIN, 'start', '--data-dir', dataDir, '--port', String(PORT), '--host', '127.0.0.1'],
-    { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] },
+    { cwd: ROOT, env: { ...env, OPENCUBE_LOG_LEVEL: 'debug' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+    fullLog += c;
+  });
   child.stderr?.setEncoding('utf8').on('data', (c: string) => {
     stderr = (stderr + c).slice(-8000);
+    fullLog += c;
   });
   return child;
 }
@@ -254,6 +260,54 @@ try {
   );
   seen.openApiLight = openApiLight.state;
 
+  // A third-party lamp whose service refuses every directive: the controller's command fails with
+  // the gateway's refusal, and the lamp stays off (same driver confirmation as any client).
+  const { startService } = await import('../helpers/thirdparty.ts');
+  const refusing = await startService((d, _req, res) => {
+    const h = d?.directive?.header ?? {};
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        event: {
+          header: { name: 'ErrorResponse', message_id: h.message_id, version: '1' },
+          payload: { type: 'ENDPOINT_UNREACHABLE' },
+        },
+      }),
+    );
+  });
+  const lampReply = await api('POST', '/v2/rest/thirdparty/event', {
+    event: {
+      header: { name: 'DiscoveryRequest', message_id: crypto.randomUUID(), version: '1' },
+      payload: {
+        endpoints: [
+          {
+            third_serial_number: 'lamp-1',
+            name: 'Desk lamp',
+            display_category: 'light',
+            capabilities: [{ capability: 'power', permission: '1100' }],
+            state: { power: { powerState: 'off' } },
+            manufacturer: 'ACME',
+            model: 'L1',
+            firmware_version: '1.0',
+            service_address: refusing.url,
+          },
+        ],
+      },
+    },
+  });
+  const lamp = lampReply.payload.endpoints[0].serial_number as string;
+  const lampEp = await until('the lamp on the controller', () => bridged().get(uniqueId(lamp)));
+  seen.lampTypes = typesOf(lampEp);
+  try {
+    await lampEp.commandsOf('onOff').on();
+    seen.refusedCommand = 'accepted';
+  } catch (err) {
+    seen.refusedCommand = (err as Error).message;
+  }
+  seen.lampDirectives = refusing.received.length;
+  seen.lampStillOff = lampEp.stateOf('onOff').onOff === false;
+  await refusing.close();
+
   // A third-party sensor joins: the controller gets its endpoint; its reports reach the controller.
   const discovery = await api('POST', '/v2/rest/thirdparty/event', {
     event: {
@@ -391,6 +445,20 @@ try {
     const st = (await web.call('GET', '/matter')).body;
     return st.fabrics.length === 0 ? { commissioned: st.commissioned, printed: cli('matter', 'codes') } : undefined;
   });
+  const Database = (await import('better-sqlite3')).default;
+  const store = new Database(join(dataDir, 'gateway.db'), { readonly: true });
+  const passcode = (
+    store.prepare("SELECT value FROM matter_storage WHERE context = 'opencube' AND key = 'passcode'").get() as {
+      value: string;
+    }
+  ).value;
+  store.close();
+  seen.secretsLogged = {
+    passcode: fullLog.includes(passcode),
+    manualCode: fullLog.includes(manual),
+    qrPayload: /MT:[0-9A-Z.-]{10,}/.test(fullLog),
+    logBytes: fullLog.length,
+  };
 } catch (err) {
   seen.error = (err as Error).stack ?? String(err);
   seen.stderr = stderr.slice(-3000);
