@@ -26,6 +26,7 @@ const T = {
   WindowCovering: 0x202,
   SmokeCoAlarm: 0x76,
   Thermostat: 0x301,
+  GenericSwitch: 0x0f,
   HumiditySensor: 0x307,
 };
 
@@ -79,6 +80,7 @@ test(
     assert.ok(s.categories.curtain.includes(T.WindowCovering), 'a curtain is a Window Covering');
     assert.ok(s.categories.smokeDetector.includes(T.SmokeCoAlarm), 'a smoke detector is a Smoke CO Alarm');
     assert.ok(s.categories.thermostat.includes(T.Thermostat), 'a radiator thermostat is a Thermostat');
+    assert.ok(s.categories.button.includes(T.GenericSwitch), 'a wireless button is a Generic Switch');
     assert.ok(s.categories.temperatureAndHumiditySensor.includes(T.TemperatureSensor));
     assert.ok(s.categories.temperatureAndHumiditySensor.includes(T.HumiditySensor));
     assert.equal(
@@ -184,4 +186,18 @@ test('no pairing secret is ever in the gateway log (at debug level)', opts, () =
     },
     { passcode: false, manualCode: false, qrPayload: false },
   );
+});
+
+test("a button's double press reaches the controller as the Switch events of a double press", opts, () => {
+  const s = scenario();
+  assert.ok(s.buttonTypes.includes(T.GenericSwitch));
+  assert.deepEqual(s.doublePress, [
+    'initialPress',
+    'shortRelease',
+    'initialPress',
+    'multiPressOngoing',
+    'shortRelease',
+    'multiPressComplete',
+  ]);
+  assert.equal(s.doublePressCount, 2);
 });

@@ -369,6 +369,49 @@ try {
     return v === 2250 ? v : undefined;
   });
 
+  // A third-party button: a double press it reports is a Generic Switch's multi-press event.
+  const buttonReply = await api('POST', '/v2/rest/thirdparty/event', {
+    event: {
+      header: { name: 'DiscoveryRequest', message_id: crypto.randomUUID(), version: '1' },
+      payload: {
+        endpoints: [
+          {
+            third_serial_number: 'button-1',
+            name: 'Bedside button',
+            display_category: 'button',
+            capabilities: [{ capability: 'press', permission: '0100' }],
+            state: {},
+            manufacturer: 'ACME',
+            model: 'B1',
+            firmware_version: '1.0',
+            service_address: 'http://127.0.0.1:9/button',
+          },
+        ],
+      },
+    },
+  });
+  const button = buttonReply.payload.endpoints[0].serial_number as string;
+  const buttonEp = await until('the button on the controller', () => bridged().get(uniqueId(button)));
+  seen.buttonTypes = typesOf(buttonEp);
+  const switchEvents: { name: string; payload: unknown }[] = [];
+  const observables = buttonEp.eventsOf('switch');
+  for (const name of [
+    'initialPress',
+    'shortRelease',
+    'multiPressOngoing',
+    'multiPressComplete',
+    'longPress',
+    'longRelease',
+  ])
+    observables[name]?.on((payload: unknown) => switchEvents.push({ name, payload }));
+  await report(button, 'button-1', { press: { press: 'doublePress' } });
+  seen.doublePress = await until('the multi-press event', () =>
+    switchEvents.some((e) => e.name === 'multiPressComplete') ? switchEvents.map((e) => e.name) : undefined,
+  );
+  seen.doublePressCount = (
+    switchEvents.find((e) => e.name === 'multiPressComplete')?.payload as any
+  )?.totalNumberOfPressesCounted;
+
   // Offline: the controller shows it unreachable.
   await api('POST', '/v2/rest/thirdparty/event', {
     event: {

@@ -16,6 +16,7 @@ import { isObject } from '../../lib/object.ts';
 import { translate } from './commands.ts';
 import {
   type BridgedInfo,
+  BridgedSwitch,
   bridgedEndpoint,
   buildable,
   builtPatch,
@@ -25,7 +26,7 @@ import {
 } from './endpoints.ts';
 import type { PairingSecrets } from './pairing.ts';
 import { type DevicePlan, type EndpointPlan, planDevice } from './plan.ts';
-import { batteryValues, clip, endpointValues, type Patch } from './values.ts';
+import { batteryValues, clip, endpointValues, fieldOf, type Patch } from './values.ts';
 
 export interface MatterLog {
   debug(obj: object, msg?: string): void;
@@ -296,6 +297,25 @@ export class MatterBridge {
     for (const [cap, v] of Object.entries(changed))
       state[cap] = isObject(v) && isObject(state[cap]) ? { ...state[cap], ...v } : v;
     await this.applyState(serial, k, { ...stored, state }, changed);
+    await this.presses(serial, k, changed);
+  }
+
+  /** A press in a report becomes the Switch events of its button's endpoint. */
+  private async presses(serial: string, k: Known, changed: Record<string, unknown>): Promise<void> {
+    for (const [id, ep] of k.parts) {
+      if (ep.kind !== 'button') continue;
+      for (const cap of ep.features.presses ?? []) {
+        const kind = fieldOf(changed, cap, 'press');
+        if (kind !== 'singlePress' && kind !== 'doublePress' && kind !== 'longPress') continue;
+        const target = k.partEndpoint.get(id);
+        if (!target) continue;
+        try {
+          await target.act((agent) => agent.get(BridgedSwitch).press(kind));
+        } catch (err) {
+          this.opts.log.warn({ serial, err: (err as Error).message }, 'matter: a press was not passed on');
+        }
+      }
+    }
   }
 
   private async applyState(

@@ -15,12 +15,14 @@ import { PowerSourceServer } from '@matter/main/behaviors/power-source';
 import { PressureMeasurementServer } from '@matter/main/behaviors/pressure-measurement';
 import { RelativeHumidityMeasurementServer } from '@matter/main/behaviors/relative-humidity-measurement';
 import { SmokeCoAlarmServer } from '@matter/main/behaviors/smoke-co-alarm';
+import { SwitchServer } from '@matter/main/behaviors/switch';
 import { TemperatureMeasurementServer } from '@matter/main/behaviors/temperature-measurement';
 import { ThermostatServer } from '@matter/main/behaviors/thermostat';
 import { WindowCoveringServer } from '@matter/main/behaviors/window-covering';
 import { ColorTemperatureLightDevice } from '@matter/main/devices/color-temperature-light';
 import { ContactSensorDevice } from '@matter/main/devices/contact-sensor';
 import { DimmableLightDevice } from '@matter/main/devices/dimmable-light';
+import { GenericSwitchDevice } from '@matter/main/devices/generic-switch';
 import { HumiditySensorDevice } from '@matter/main/devices/humidity-sensor';
 import { LightSensorDevice } from '@matter/main/devices/light-sensor';
 import { OccupancySensorDevice } from '@matter/main/devices/occupancy-sensor';
@@ -36,6 +38,40 @@ import { BridgedNodeEndpoint } from '@matter/main/endpoints/bridged-node';
 import type { Intent } from './commands.ts';
 import { BUILT_TYPES, cools, type EndpointPlan } from './plan.ts';
 import { MIREDS, numberRange, type Patch, toCentiCelsius, unitOf } from './values.ts';
+
+/** A press as the catalog reports it. */
+export type PressKind = 'singlePress' | 'doublePress' | 'longPress';
+
+/**
+ * A button: presses come whole from the device (a double press is one report), so the Switch
+ * cluster's events are emitted as the specification orders them for that press, without
+ * matter.js's raw-position timers (which would wait out real multi-press and long-press delays).
+ */
+export class BridgedSwitch extends SwitchServer.with(
+  'MomentarySwitch',
+  'MomentarySwitchRelease',
+  'MomentarySwitchLongPress',
+  'MomentarySwitchMultiPress',
+) {
+  /** Emits one whole press. */
+  press(kind: PressKind) {
+    const e = this.events;
+    e.initialPress.emit({ newPosition: 1 }, this.context);
+    if (kind === 'longPress') {
+      e.longPress.emit({ newPosition: 1 }, this.context);
+      e.longRelease.emit({ previousPosition: 1 }, this.context);
+      return;
+    }
+    const count = kind === 'doublePress' ? 2 : 1;
+    if (count === 2) {
+      e.shortRelease.emit({ previousPosition: 1 }, this.context);
+      e.initialPress.emit({ newPosition: 1 }, this.context);
+      e.multiPressOngoing.emit({ newPosition: 1, currentNumberOfPressesCounted: 2 }, this.context);
+    }
+    e.shortRelease.emit({ previousPosition: 1 }, this.context);
+    e.multiPressComplete.emit({ previousPosition: 1, totalNumberOfPressesCounted: count }, this.context);
+  }
+}
 
 /** Receives a controller's command to one endpoint (by its matter.js id); throws to refuse it. */
 export type IntentSink = (endpointId: string, intent: Intent) => Promise<void>;
@@ -196,6 +232,8 @@ function typeOf(ep: EndpointPlan, s: CommandServers): MutableEndpoint | undefine
     case 'Thermostat':
       // Air conditioners (cooling) are not built yet: see BUILT_TYPES and buildable().
       return ThermostatDevice.with(s.BridgedHeating);
+    case 'GenericSwitch':
+      return GenericSwitchDevice.with(BridgedSwitch);
     case 'ContactSensor':
       return ContactSensorDevice.with(BooleanStateServer);
     case 'WaterLeakDetector':
@@ -274,6 +312,8 @@ function firstValues(ep: EndpointPlan): Patch {
         },
       };
     }
+    case 'GenericSwitch':
+      return { switch: { numberOfPositions: 2, currentPosition: 0, multiPressMax: 2 } };
     case 'ContactSensor':
     case 'WaterLeakDetector':
       return { booleanState: { stateValue: false } };

@@ -65,6 +65,7 @@ export const BUILT_TYPES: ReadonlySet<DeviceTypeName> = new Set<DeviceTypeName>(
   'WindowCovering',
   'SmokeCoAlarm',
   'Thermostat',
+  'GenericSwitch',
   'ContactSensor',
   'OccupancySensor',
   'WaterLeakDetector',
