@@ -27,6 +27,7 @@ const T = {
   SmokeCoAlarm: 0x76,
   Thermostat: 0x301,
   GenericSwitch: 0x0f,
+  Fan: 0x2b,
   HumiditySensor: 0x307,
 };
 
@@ -81,6 +82,10 @@ test(
     assert.ok(s.categories.smokeDetector.includes(T.SmokeCoAlarm), 'a smoke detector is a Smoke CO Alarm');
     assert.ok(s.categories.thermostat.includes(T.Thermostat), 'a radiator thermostat is a Thermostat');
     assert.ok(s.categories.button.includes(T.GenericSwitch), 'a wireless button is a Generic Switch');
+    assert.ok(
+      s.categories.fanLight.includes(T.Fan) && s.categories.fanLight.includes(T.DimmableLight),
+      'a fan light is a Fan and a Dimmable Light under one bridged node',
+    );
     assert.ok(s.categories.temperatureAndHumiditySensor.includes(T.TemperatureSensor));
     assert.ok(s.categories.temperatureAndHumiditySensor.includes(T.HumiditySensor));
     assert.equal(
@@ -111,6 +116,12 @@ test('a thermostat raised by command and set by an attribute write from the cont
     'thermostat-target-setpoint': { 'manual-mode': { targetSetpoint: 22 } },
   });
   assert.deepEqual(s.thermostatWrite, { 'thermostat-target-setpoint': { 'manual-mode': { targetSetpoint: 21.5 } } });
+});
+
+test("a fan mode written by the controller goes through D4 to the fan light's fan", opts, () => {
+  const s = scenario();
+  assert.deepEqual(s.fanWrite, { power: { powerState: 'on' }, mode: { fanLevel: { modeValue: 'high' } } });
+  assert.equal(s.fanOnController, 100, 'High is 100 %');
 });
 
 test('a cover moved from the controller reports its new position through D4 and the event stream', opts, () => {

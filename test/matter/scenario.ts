@@ -255,6 +255,18 @@ try {
       JSON.stringify(p['thermostat-target-setpoint'] ?? {}).includes('21.5'),
     ),
   );
+  // A fan light's fan: a fan mode written by the controller goes through D4.
+  const fanLight = devices.find((d) => d.display_category === 'fanLight');
+  const fanLightEp = fanLight && all.get(uniqueId(fanLight.serial_number));
+  const fanEp = fanLightEp && [...fanLightEp.parts].find((p: any) => p.maybeStateOf('fanControl'));
+  if (!fanEp) throw new Error('the fan of the simulated fan light is not bridged');
+  await fanEp.setStateOf('fanControl', { fanMode: 3 });
+  seen.fanWrite = await until('the fan level on the event stream', () =>
+    stateEvents(events.text(), fanLight.serial_number).find((p) => JSON.stringify(p).includes('"high"')),
+  );
+  seen.fanOnController = await until('the controller sees the fan high', () =>
+    fanEp.stateOf('fanControl').fanMode === 3 ? fanEp.stateOf('fanControl').percentCurrent : undefined,
+  );
   const openApiLight = (await api('GET', '/v2/rest/devices')).data.device_list.find(
     (d: any) => d.serial_number === light.serial_number,
   );

@@ -8,6 +8,7 @@ import { type ActionContext, Endpoint, type MutableEndpoint } from '@matter/main
 import { BooleanStateServer } from '@matter/main/behaviors/boolean-state';
 import { BridgedDeviceBasicInformationServer } from '@matter/main/behaviors/bridged-device-basic-information';
 import { ColorControlServer } from '@matter/main/behaviors/color-control';
+import { FanControlServer } from '@matter/main/behaviors/fan-control';
 import { IlluminanceMeasurementServer } from '@matter/main/behaviors/illuminance-measurement';
 import { OccupancySensingServer } from '@matter/main/behaviors/occupancy-sensing';
 import { OnOffServer } from '@matter/main/behaviors/on-off';
@@ -22,6 +23,7 @@ import { WindowCoveringServer } from '@matter/main/behaviors/window-covering';
 import { ColorTemperatureLightDevice } from '@matter/main/devices/color-temperature-light';
 import { ContactSensorDevice } from '@matter/main/devices/contact-sensor';
 import { DimmableLightDevice } from '@matter/main/devices/dimmable-light';
+import { FanDevice } from '@matter/main/devices/fan';
 import { GenericSwitchDevice } from '@matter/main/devices/generic-switch';
 import { HumiditySensorDevice } from '@matter/main/devices/humidity-sensor';
 import { LightSensorDevice } from '@matter/main/devices/light-sensor';
@@ -198,6 +200,23 @@ export function commandServers(sink: IntentSink) {
     }
   }
 
+  /** A fan: controllers write its mode or its percent; both go through D4 like the thermostat's writes. */
+  class BridgedFan extends FanControlServer {
+    override initialize() {
+      super.initialize();
+      this.reactTo(this.events.fanMode$Changed, this.modeWritten);
+      this.reactTo(this.events.percentSetting$Changed, this.percentWritten);
+    }
+    modeWritten(value: number, _old: number, context?: ActionContext) {
+      if (!context || context.offline) return;
+      void send(this.endpoint, { kind: 'fanMode', mode: value }).catch(() => {});
+    }
+    percentWritten(value: number | null, _old: number | null, context?: ActionContext) {
+      if (!context || context.offline || value === null) return;
+      void send(this.endpoint, { kind: 'fanPercent', percent: value }).catch(() => {});
+    }
+  }
+
   return {
     BridgedOnOff,
     BridgedLevel,
@@ -205,6 +224,7 @@ export function commandServers(sink: IntentSink) {
     BridgedPositionCover,
     BridgedMotorCover,
     BridgedHeating,
+    BridgedFan,
   };
 }
 
@@ -234,6 +254,8 @@ function typeOf(ep: EndpointPlan, s: CommandServers): MutableEndpoint | undefine
       return ThermostatDevice.with(s.BridgedHeating);
     case 'GenericSwitch':
       return GenericSwitchDevice.with(BridgedSwitch);
+    case 'Fan':
+      return FanDevice.with(s.BridgedFan);
     case 'ContactSensor':
       return ContactSensorDevice.with(BooleanStateServer);
     case 'WaterLeakDetector':
@@ -314,6 +336,11 @@ function firstValues(ep: EndpointPlan): Patch {
     }
     case 'GenericSwitch':
       return { switch: { numberOfPositions: 2, currentPosition: 0, multiPressMax: 2 } };
+    case 'Fan':
+      // Off, Low, Medium, High with the `fanLevel` mode; else Off and High (on) only.
+      return {
+        fanControl: { fanMode: 0, fanModeSequence: ep.features.fanSpeed ? 0 : 5, percentSetting: 0, percentCurrent: 0 },
+      };
     case 'ContactSensor':
     case 'WaterLeakDetector':
       return { booleanState: { stateValue: false } };

@@ -66,6 +66,7 @@ export const BUILT_TYPES: ReadonlySet<DeviceTypeName> = new Set<DeviceTypeName>(
   'SmokeCoAlarm',
   'Thermostat',
   'GenericSwitch',
+  'Fan',
   'ContactSensor',
   'OccupancySensor',
   'WaterLeakDetector',
