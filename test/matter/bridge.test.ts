@@ -17,6 +17,7 @@ const T = {
   OnOffLight: 0x100,
   DimmableLight: 0x101,
   ColorTemperatureLight: 0x10c,
+  ExtendedColorLight: 0x10d,
   OnOffPlugInUnit: 0x10a,
   ContactSensor: 0x15,
   OccupancySensor: 0x107,
@@ -117,6 +118,21 @@ test('a thermostat raised by command and set by an attribute write from the cont
   });
   assert.deepEqual(s.thermostatWrite, { 'thermostat-target-setpoint': { 'manual-mode': { targetSetpoint: 21.5 } } });
 });
+
+test(
+  'a colour light is an Extended Color Light; a hue and saturation from the controller become RGB through D4',
+  opts,
+  () => {
+    const s = scenario();
+    assert.ok(s.colourTypes.includes(T.ExtendedColorLight));
+    assert.deepEqual(
+      s.colourEvent,
+      { 'color-rgb': { red: 255, green: 0, blue: 0 } },
+      'hue 0 at full saturation is red',
+    );
+    assert.deepEqual(s.colourOnController, { hue: 0, saturation: 254 });
+  },
+);
 
 test("a fan mode written by the controller goes through D4 to the fan light's fan", opts, () => {
   const s = scenario();

@@ -255,6 +255,26 @@ try {
       JSON.stringify(p['thermostat-target-setpoint'] ?? {}).includes('21.5'),
     ),
   );
+  // A colour light: a hue and saturation from the controller become the catalog's RGB.
+  const colourLight = devices.find((d) => d.capabilities.some((c: any) => c.capability === 'color-rgb'));
+  const colourEp = colourLight && all.get(uniqueId(colourLight.serial_number));
+  if (!colourEp) throw new Error('no simulated colour light is bridged');
+  seen.colourTypes = typesOf(colourEp);
+  await colourEp.commandsOf('colorControl').moveToHueAndSaturation({
+    hue: 0,
+    saturation: 254,
+    transitionTime: 0,
+    optionsMask: {},
+    optionsOverride: {},
+  });
+  seen.colourEvent = await until('the colour on the event stream', () =>
+    stateEvents(events.text(), colourLight.serial_number).find((p) => p['color-rgb']),
+  );
+  seen.colourOnController = await until('the controller sees the colour', () => {
+    const cc = colourEp.stateOf('colorControl');
+    return cc.currentSaturation >= 250 ? { hue: cc.currentHue, saturation: cc.currentSaturation } : undefined;
+  });
+
   // A fan light's fan: a fan mode written by the controller goes through D4.
   const fanLight = devices.find((d) => d.display_category === 'fanLight');
   const fanLightEp = fanLight && all.get(uniqueId(fanLight.serial_number));

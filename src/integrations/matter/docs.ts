@@ -66,7 +66,6 @@ function typeName(t: DeviceTypeName): string {
 /** Whether the bridge shows a row now: its endpoint's device type is built (or it sits on the bridged device). */
 export function rowBuilt(row: MappingRow): boolean {
   if (row.endpoint === 'device') return row.feature === 'battery';
-  if (row.feature === 'color') return false;
   return typesOf(row.endpoint).some((t) => BUILT_TYPES.has(t));
 }
 

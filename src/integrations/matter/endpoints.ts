@@ -23,6 +23,7 @@ import { WindowCoveringServer } from '@matter/main/behaviors/window-covering';
 import { ColorTemperatureLightDevice } from '@matter/main/devices/color-temperature-light';
 import { ContactSensorDevice } from '@matter/main/devices/contact-sensor';
 import { DimmableLightDevice } from '@matter/main/devices/dimmable-light';
+import { ExtendedColorLightDevice } from '@matter/main/devices/extended-color-light';
 import { FanDevice } from '@matter/main/devices/fan';
 import { GenericSwitchDevice } from '@matter/main/devices/generic-switch';
 import { HumiditySensorDevice } from '@matter/main/devices/humidity-sensor';
@@ -200,6 +201,25 @@ export function commandServers(sink: IntentSink) {
     }
   }
 
+  /** A colour light: hue and saturation, x/y and colour temperature, all sent as the catalog's RGB or temperature. */
+  class BridgedColor extends ColorControlServer.with('HueSaturation', 'Xy', 'ColorTemperature') {
+    override async moveToColorTemperature({ colorTemperatureMireds }: { colorTemperatureMireds: number }) {
+      await send(this.endpoint, { kind: 'mireds', mireds: colorTemperatureMireds });
+    }
+    override async moveToHue({ hue }: { hue: number }) {
+      await send(this.endpoint, { kind: 'hueSaturation', hue });
+    }
+    override async moveToSaturation({ saturation }: { saturation: number }) {
+      await send(this.endpoint, { kind: 'hueSaturation', saturation });
+    }
+    override async moveToHueAndSaturation({ hue, saturation }: { hue: number; saturation: number }) {
+      await send(this.endpoint, { kind: 'hueSaturation', hue, saturation });
+    }
+    override async moveToColor({ colorX, colorY }: { colorX: number; colorY: number }) {
+      await send(this.endpoint, { kind: 'xy', x: colorX, y: colorY });
+    }
+  }
+
   /** A fan: controllers write its mode or its percent; both go through D4 like the thermostat's writes. */
   class BridgedFan extends FanControlServer {
     override initialize() {
@@ -225,6 +245,7 @@ export function commandServers(sink: IntentSink) {
     BridgedMotorCover,
     BridgedHeating,
     BridgedFan,
+    BridgedColor,
   };
 }
 
@@ -237,9 +258,9 @@ function typeOf(ep: EndpointPlan, s: CommandServers): MutableEndpoint | undefine
       return OnOffLightDevice.with(s.BridgedOnOff);
     case 'DimmableLight':
       return DimmableLightDevice.with(s.BridgedOnOff, s.BridgedLevel);
-    case 'ColorTemperatureLight':
     case 'ExtendedColorLight':
-      // Colour (hue, saturation, x/y) is not bridged yet: a colour light shows its white range.
+      return ExtendedColorLightDevice.with(s.BridgedOnOff, s.BridgedLevel, s.BridgedColor);
+    case 'ColorTemperatureLight':
       return ep.features.colorTemperature
         ? ColorTemperatureLightDevice.with(s.BridgedOnOff, s.BridgedLevel, s.BridgedColorTemperature)
         : DimmableLightDevice.with(s.BridgedOnOff, s.BridgedLevel);
@@ -289,6 +310,23 @@ function firstValues(ep: EndpointPlan): Patch {
         onOff: { onOff: false },
         levelControl: { currentLevel: 254, minLevel: 1, maxLevel: 254 },
       };
+      if (ep.deviceType === 'ExtendedColorLight')
+        return {
+          ...base,
+          colorControl: {
+            currentHue: 0,
+            currentSaturation: 0,
+            currentX: 24939,
+            currentY: 24701,
+            colorTemperatureMireds: MIREDS.min,
+            colorTempPhysicalMinMireds: MIREDS.min,
+            colorTempPhysicalMaxMireds: MIREDS.max,
+            coupleColorTempToLevelMinMireds: MIREDS.min,
+            startUpColorTemperatureMireds: null,
+            colorMode: 1,
+            enhancedColorMode: 1,
+          },
+        };
       if (!ep.features.colorTemperature) return base;
       return {
         ...base,
@@ -372,13 +410,13 @@ export function mergePatch(...patches: Patch[]): Patch {
   return out;
 }
 
-/** Colour attributes a light built without its colour features (hue, saturation, x/y) must not be given. */
+/** Colour attributes a light built without the colour features (a white-spectrum light) must not be given. */
 const COLOUR_ONLY = new Set(['currentHue', 'currentSaturation', 'currentX', 'currentY']);
 
-/** The values of a patch the built endpoint has (colour lights show their white range only, for now). */
+/** The values of a patch the built endpoint has (Matter refuses attributes of features it lacks). */
 export function builtPatch(ep: EndpointPlan, patch: Patch): Patch {
   const cc = patch.colorControl;
-  if (!cc) return patch;
+  if (!cc || ep.deviceType === 'ExtendedColorLight') return patch;
   const { colorControl: _, ...rest } = patch;
   if (!ep.features.colorTemperature) return rest;
   const kept = Object.fromEntries(

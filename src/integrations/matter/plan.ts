@@ -53,8 +53,7 @@ export const DEVICE_TYPE_IDS: Readonly<Record<DeviceTypeName, number>> = {
 
 /**
  * The device types this version of the bridge builds (src/integrations/matter/endpoints.ts); an
- * endpoint of another type is planned but left out for now, as docs/matter.md says. An Extended
- * Color Light is built as a Color Temperature Light (or a Dimmable Light): its colour is not bridged yet.
+ * endpoint of another type is planned but left out for now, as docs/matter.md says.
  */
 export const BUILT_TYPES: ReadonlySet<DeviceTypeName> = new Set<DeviceTypeName>([
   'OnOffLight',
