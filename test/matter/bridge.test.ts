@@ -29,6 +29,7 @@ const T = {
   Thermostat: 0x301,
   GenericSwitch: 0x0f,
   Fan: 0x2b,
+  AirQualitySensor: 0x2c,
   HumiditySensor: 0x307,
 };
 

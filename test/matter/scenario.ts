@@ -371,12 +371,34 @@ try {
             firmware_version: '1.0',
             service_address: 'http://127.0.0.1:9/climate',
           },
+          {
+            third_serial_number: 'air-1',
+            name: 'Living room air',
+            display_category: 'sensor',
+            capabilities: [
+              { capability: 'co2', permission: '0100' },
+              { capability: 'pm25', permission: '0100' },
+            ],
+            state: { co2: { co2: 900 }, pm25: { pm25: 40 } },
+            manufacturer: 'ACME',
+            model: 'A1',
+            firmware_version: '1.0',
+            service_address: 'http://127.0.0.1:9/air',
+          },
         ],
       },
     },
   });
   const door = discovery.payload.endpoints.find((e: any) => e.third_serial_number === 'door-1').serial_number;
   const climate = discovery.payload.endpoints.find((e: any) => e.third_serial_number === 'climate-1').serial_number;
+  const air = discovery.payload.endpoints.find((e: any) => e.third_serial_number === 'air-1').serial_number;
+  const airEp = await until('the air sensor on the controller', () => bridged().get(uniqueId(air)));
+  seen.air = {
+    types: typesOf(airEp),
+    quality: airEp.stateOf('airQuality').airQuality,
+    co2: airEp.stateOf('carbonDioxideConcentrationMeasurement').measuredValue,
+    pm25: airEp.stateOf('pm25ConcentrationMeasurement').measuredValue,
+  };
   const doorEp = await until('the door sensor on the controller', () => bridged().get(uniqueId(door)));
   const climateEp = await until('the climate sensor on the controller', () => bridged().get(uniqueId(climate)));
   seen.doorTypes = typesOf(doorEp);

@@ -5,13 +5,16 @@
  * the servers never change their own state on a command: the device's confirmed report does.
  */
 import { type ActionContext, Endpoint, type MutableEndpoint } from '@matter/main';
+import { AirQualityServer } from '@matter/main/behaviors/air-quality';
 import { BooleanStateServer } from '@matter/main/behaviors/boolean-state';
 import { BridgedDeviceBasicInformationServer } from '@matter/main/behaviors/bridged-device-basic-information';
+import { CarbonDioxideConcentrationMeasurementServer } from '@matter/main/behaviors/carbon-dioxide-concentration-measurement';
 import { ColorControlServer } from '@matter/main/behaviors/color-control';
 import { FanControlServer } from '@matter/main/behaviors/fan-control';
 import { IlluminanceMeasurementServer } from '@matter/main/behaviors/illuminance-measurement';
 import { OccupancySensingServer } from '@matter/main/behaviors/occupancy-sensing';
 import { OnOffServer } from '@matter/main/behaviors/on-off';
+import { Pm25ConcentrationMeasurementServer } from '@matter/main/behaviors/pm25-concentration-measurement';
 import { PowerSourceServer } from '@matter/main/behaviors/power-source';
 import { PressureMeasurementServer } from '@matter/main/behaviors/pressure-measurement';
 import { RelativeHumidityMeasurementServer } from '@matter/main/behaviors/relative-humidity-measurement';
@@ -20,6 +23,7 @@ import { SwitchServer } from '@matter/main/behaviors/switch';
 import { TemperatureMeasurementServer } from '@matter/main/behaviors/temperature-measurement';
 import { ThermostatServer } from '@matter/main/behaviors/thermostat';
 import { WindowCoveringServer } from '@matter/main/behaviors/window-covering';
+import { AirQualitySensorDevice } from '@matter/main/devices/air-quality-sensor';
 import { ColorTemperatureLightDevice } from '@matter/main/devices/color-temperature-light';
 import { ContactSensorDevice } from '@matter/main/devices/contact-sensor';
 import { DimmableLightDevice } from '@matter/main/devices/dimmable-light';
@@ -277,6 +281,17 @@ function typeOf(ep: EndpointPlan, s: CommandServers): MutableEndpoint | undefine
       return GenericSwitchDevice.with(BridgedSwitch);
     case 'Fan':
       return FanDevice.with(s.BridgedFan);
+    case 'AirQualitySensor': {
+      // The VOC index has no Matter concentration (it is an index, not ppb): only CO2 and PM2.5 are measured.
+      const measures = [
+        ...(ep.features.co2 ? [CarbonDioxideConcentrationMeasurementServer.with('NumericMeasurement')] : []),
+        ...(ep.features.pm25 ? [Pm25ConcentrationMeasurementServer.with('NumericMeasurement')] : []),
+      ];
+      return AirQualitySensorDevice.with(
+        AirQualityServer.with('Fair', 'Moderate', 'VeryPoor', 'ExtremelyPoor'),
+        ...measures,
+      );
+    }
     case 'ContactSensor':
       return ContactSensorDevice.with(BooleanStateServer);
     case 'WaterLeakDetector':
@@ -374,6 +389,20 @@ function firstValues(ep: EndpointPlan): Patch {
     }
     case 'GenericSwitch':
       return { switch: { numberOfPositions: 2, currentPosition: 0, multiPressMax: 2 } };
+    case 'AirQualitySensor': {
+      const out: Patch = { airQuality: { airQuality: 0 } };
+      const concentration = (unit: number) => ({
+        measuredValue: null,
+        minMeasuredValue: null,
+        maxMeasuredValue: null,
+        measurementUnit: unit,
+        measurementMedium: 0,
+      });
+      // Units of the Matter concentration clusters: 0 ppm, 4 µg/m³.
+      if (ep.features.co2) out.carbonDioxideConcentrationMeasurement = concentration(0);
+      if (ep.features.pm25) out.pm25ConcentrationMeasurement = concentration(4);
+      return out;
+    }
     case 'Fan':
       // Off, Low, Medium, High with the `fanLevel` mode; else Off and High (on) only.
       return {
@@ -415,6 +444,10 @@ const COLOUR_ONLY = new Set(['currentHue', 'currentSaturation', 'currentX', 'cur
 
 /** The values of a patch the built endpoint has (Matter refuses attributes of features it lacks). */
 export function builtPatch(ep: EndpointPlan, patch: Patch): Patch {
+  if (patch.totalVolatileOrganicCompoundsConcentrationMeasurement) {
+    const { totalVolatileOrganicCompoundsConcentrationMeasurement: _, ...rest } = patch;
+    return builtPatch(ep, rest);
+  }
   const cc = patch.colorControl;
   if (!cc || ep.deviceType === 'ExtendedColorLight') return patch;
   const { colorControl: _, ...rest } = patch;

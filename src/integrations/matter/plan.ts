@@ -66,6 +66,7 @@ export const BUILT_TYPES: ReadonlySet<DeviceTypeName> = new Set<DeviceTypeName>(
   'Thermostat',
   'GenericSwitch',
   'Fan',
+  'AirQualitySensor',
   'ContactSensor',
   'OccupancySensor',
   'WaterLeakDetector',
