@@ -132,14 +132,11 @@ export class MatterBridge {
     const aggregator = new Endpoint(AggregatorEndpoint, { id: 'devices' });
     await node.add(aggregator);
     this.aggregator = aggregator;
-    for (const d of o.registry.list()) {
-      try {
-        await this.sync(d.serial_number);
-      } catch (err) {
-        this.failed(d.serial_number, err);
-      }
-    }
+    // Following the bus first, and the first build through the same per-device queues: a change
+    // that comes while the devices are being built is applied after its device's build, not lost.
     this.unsubscribe = o.bus.subscribe((e) => this.event(e));
+    for (const d of o.registry.list()) this.enqueue(d.serial_number, (s) => this.sync(s));
+    await Promise.allSettled([...this.queues.values()]);
     await node.start();
     o.log.info({ port: o.port, devices: this.known.size }, 'matter: bridge started');
   }
