@@ -141,6 +141,23 @@ test("a fan mode written by the controller goes through D4 to the fan light's fa
   assert.equal(s.fanOnController, 100, 'High is 100 %');
 });
 
+test(
+  "an air conditioner's mode and cooling setpoint written by the controller reach its service as D4 directives",
+  opts,
+  () => {
+    const s = scenario();
+    assert.ok(s.acBefore.types.includes(T.Thermostat));
+    assert.equal(s.acBefore.systemMode, 0, 'switched off is system mode Off');
+    assert.equal(s.acBefore.local, 2700);
+    assert.deepEqual(s.acCool, { power: { powerState: 'on' }, mode: { airConditionerMode: { modeValue: 'cool' } } });
+    assert.deepEqual(s.acSetpoint, { 'thermostat-target-setpoint': { 'manual-mode': { targetSetpoint: 23 } } });
+    assert.deepEqual(s.acDirectives, [
+      { power: { powerState: 'on' }, mode: { airConditionerMode: { modeValue: 'cool' } } },
+      { 'thermostat-target-setpoint': { 'manual-mode': { targetSetpoint: 23 } } },
+    ]);
+  },
+);
+
 test('a cover moved from the controller reports its new position through D4 and the event stream', opts, () => {
   const s = scenario();
   assert.deepEqual(s.coverEvent, { percentage: { percentage: 30 } }, '70 % closed in Matter is 30 % open');

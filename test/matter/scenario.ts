@@ -340,6 +340,64 @@ try {
   seen.lampStillOff = lampEp.stateOf('onOff').onOff === false;
   await refusing.close();
 
+  // A third-party air conditioner whose service accepts directives: cooling from the controller.
+  const accepting = await startService();
+  const acReply = await api('POST', '/v2/rest/thirdparty/event', {
+    event: {
+      header: { name: 'DiscoveryRequest', message_id: crypto.randomUUID(), version: '1' },
+      payload: {
+        endpoints: [
+          {
+            third_serial_number: 'ac-1',
+            name: 'Bedroom air conditioner',
+            display_category: 'airConditioner',
+            capabilities: [
+              { capability: 'power', permission: '1100' },
+              {
+                capability: 'mode',
+                permission: '1100',
+                name: 'airConditionerMode',
+                settings: { supportedValues: { permission: '01', type: 'enum', values: ['cool', 'heat', 'fan'] } },
+              },
+              { capability: 'thermostat-target-setpoint', permission: '1110', name: 'manual-mode' },
+              { capability: 'temperature', permission: '0100' },
+            ],
+            state: {
+              power: { powerState: 'off' },
+              mode: { airConditionerMode: { modeValue: 'heat' } },
+              'thermostat-target-setpoint': { 'manual-mode': { targetSetpoint: 22 } },
+              temperature: { temperature: 27 },
+            },
+            manufacturer: 'ACME',
+            model: 'AC1',
+            firmware_version: '1.0',
+            service_address: accepting.url,
+          },
+        ],
+      },
+    },
+  });
+  const ac = acReply.payload.endpoints[0].serial_number as string;
+  const acEp = await until('the air conditioner on the controller', () => bridged().get(uniqueId(ac)));
+  const acEvents = stream();
+  await new Promise((r) => setTimeout(r, 300));
+  seen.acBefore = {
+    types: typesOf(acEp),
+    systemMode: acEp.stateOf('thermostat').systemMode,
+    local: acEp.stateOf('thermostat').localTemperature,
+  };
+  await acEp.setStateOf('thermostat', { systemMode: 3 });
+  seen.acCool = await until('cooling on the event stream', () =>
+    stateEvents(acEvents.text(), ac).find((p) => JSON.stringify(p).includes('"cool"')),
+  );
+  await acEp.setStateOf('thermostat', { occupiedCoolingSetpoint: 2300 });
+  seen.acSetpoint = await until('the cooling setpoint on the event stream', () =>
+    stateEvents(acEvents.text(), ac).find((p) => p['thermostat-target-setpoint']),
+  );
+  seen.acDirectives = accepting.received.map((r) => r.body?.directive?.payload?.state);
+  acEvents.close();
+  await accepting.close();
+
   // A third-party sensor joins: the controller gets its endpoint; its reports reach the controller.
   const discovery = await api('POST', '/v2/rest/thirdparty/event', {
     event: {

@@ -205,6 +205,27 @@ export function commandServers(sink: IntentSink) {
     }
   }
 
+  /** An air conditioner: the heating thermostat's writes, and the cooling setpoint's too. */
+  class BridgedHeatingCooling extends ThermostatServer.with('Heating', 'Cooling') {
+    override async initialize() {
+      await super.initialize();
+      this.reactTo(this.events.occupiedHeatingSetpoint$Changed, this.setpointWritten);
+      this.reactTo(this.events.occupiedCoolingSetpoint$Changed, this.setpointWritten);
+      this.reactTo(this.events.systemMode$Changed, this.modeWritten);
+    }
+    override async setpointRaiseLower({ amount }: { amount: number }) {
+      await send(this.endpoint, { kind: 'setpoint', centiCelsius: this.state.occupiedCoolingSetpoint + amount * 10 });
+    }
+    setpointWritten(value: number, _old: number, context?: ActionContext) {
+      if (!context || context.offline) return;
+      void send(this.endpoint, { kind: 'setpoint', centiCelsius: value }).catch(() => {});
+    }
+    modeWritten(value: number, _old: number, context?: ActionContext) {
+      if (!context || context.offline) return;
+      void send(this.endpoint, { kind: 'systemMode', mode: value }).catch(() => {});
+    }
+  }
+
   /** A colour light: hue and saturation, x/y and colour temperature, all sent as the catalog's RGB or temperature. */
   class BridgedColor extends ColorControlServer.with('HueSaturation', 'Xy', 'ColorTemperature') {
     override async moveToColorTemperature({ colorTemperatureMireds }: { colorTemperatureMireds: number }) {
@@ -250,6 +271,7 @@ export function commandServers(sink: IntentSink) {
     BridgedHeating,
     BridgedFan,
     BridgedColor,
+    BridgedHeatingCooling,
   };
 }
 
@@ -275,8 +297,7 @@ function typeOf(ep: EndpointPlan, s: CommandServers): MutableEndpoint | undefine
     case 'SmokeCoAlarm':
       return SmokeCoAlarmDevice.with(SmokeCoAlarmServer.with('SmokeAlarm'));
     case 'Thermostat':
-      // Air conditioners (cooling) are not built yet: see BUILT_TYPES and buildable().
-      return ThermostatDevice.with(s.BridgedHeating);
+      return ThermostatDevice.with(cools(ep) ? s.BridgedHeatingCooling : s.BridgedHeating);
     case 'GenericSwitch':
       return GenericSwitchDevice.with(BridgedSwitch);
     case 'Fan':
@@ -374,16 +395,27 @@ function firstValues(ep: EndpointPlan): Patch {
       const range = sp ? numberRange(sp, 'targetSetpoint') : {};
       const min = toCentiCelsius(range.min ?? 5, unitOf(sp));
       const max = toCentiCelsius(range.max ?? 30, unitOf(sp));
+      const heating = {
+        localTemperature: null,
+        systemMode: 4,
+        absMinHeatSetpointLimit: min,
+        minHeatSetpointLimit: min,
+        absMaxHeatSetpointLimit: max,
+        maxHeatSetpointLimit: max,
+        occupiedHeatingSetpoint: Math.min(max, Math.max(min, 2000)),
+      };
+      if (!cools(ep)) return { thermostat: { ...heating, controlSequenceOfOperation: 2 } };
+      // Cooling and heating (Matter's controlSequenceOfOperation 4): one setpoint serves both.
       return {
         thermostat: {
-          localTemperature: null,
-          controlSequenceOfOperation: 2,
-          systemMode: 4,
-          absMinHeatSetpointLimit: min,
-          minHeatSetpointLimit: min,
-          absMaxHeatSetpointLimit: max,
-          maxHeatSetpointLimit: max,
-          occupiedHeatingSetpoint: Math.min(max, Math.max(min, 2000)),
+          ...heating,
+          controlSequenceOfOperation: 4,
+          systemMode: 3,
+          absMinCoolSetpointLimit: min,
+          minCoolSetpointLimit: min,
+          absMaxCoolSetpointLimit: max,
+          maxCoolSetpointLimit: max,
+          occupiedCoolingSetpoint: Math.min(max, Math.max(min, 2400)),
         },
       };
     }
@@ -460,8 +492,7 @@ export function builtPatch(ep: EndpointPlan, patch: Patch): Patch {
 
 /** The planned endpoints this bridge can build (the others are left out). */
 export function buildable(eps: readonly EndpointPlan[]): EndpointPlan[] {
-  // A thermostat that cools (an air conditioner) needs the Cooling feature's attributes: not built yet.
-  return eps.filter((ep) => BUILT_TYPES.has(ep.deviceType) && !(ep.deviceType === 'Thermostat' && cools(ep)));
+  return eps.filter((ep) => BUILT_TYPES.has(ep.deviceType));
 }
 
 /** A part of a bridged device: its matter.js id, its plan, its first values. */
