@@ -72,6 +72,8 @@ test(
       'the dimmable light is one bridged Dimmable Light',
     );
     assert.equal(s.lightLabel, s.light.name, 'the controller shows the gateway name of the device');
+    assert.ok(s.categories.contactSensor.includes(T.PowerSource), 'a battery device has a Power Source');
+    assert.equal(s.battery.controller, s.battery.openApi * 2, 'the battery level in half percents');
     assert.ok(s.categories.plug.includes(T.OnOffPlugInUnit), 'a plug is an On/Off Plug-in Unit');
     assert.ok(
       s.categories.light.includes(T.ColorTemperatureLight),

@@ -205,6 +205,15 @@ try {
       }),
   );
 
+  // A battery device: its level is the Power Source's remaining charge, in half percents.
+  const contact = devices.find((d) => d.display_category === 'contactSensor' && d.state?.battery);
+  const contactEp = contact && all.get(uniqueId(contact.serial_number));
+  if (!contactEp) throw new Error('no simulated contact sensor with a battery is bridged');
+  seen.battery = {
+    openApi: contact.state.battery.battery,
+    controller: contactEp.stateOf('powerSource').batPercentRemaining,
+  };
+
   // A command from the controller goes through D4 to the simulated light; the Open API sees it.
   const events = stream();
   await new Promise((r) => setTimeout(r, 300));
