@@ -137,6 +137,16 @@ test(
   },
 );
 
+test(
+  "a colour temperature from the controller reaches a white-spectrum light as the catalog's 0..100 scale",
+  opts,
+  () => {
+    const s = scenario();
+    // 370 mireds is 2703 K: (2703 - 2000) / 4500 of the way from warm (0) to cool (100).
+    assert.deepEqual(s.whiteEvent, { 'color-temperature': { colorTemperature: 16 } });
+  },
+);
+
 test("a fan mode written by the controller goes through D4 to the fan light's fan", opts, () => {
   const s = scenario();
   assert.deepEqual(s.fanWrite, { power: { powerState: 'on' }, mode: { fanLevel: { modeValue: 'high' } } });
@@ -164,6 +174,7 @@ test('a cover moved from the controller reports its new position through D4 and 
   const s = scenario();
   assert.deepEqual(s.coverEvent, { percentage: { percentage: 30 } }, '70 % closed in Matter is 30 % open');
   assert.equal(s.coverOnController, 7000);
+  assert.equal(s.coverOpened, true, 'Up/Open opens it all the way (100 % open)');
 });
 
 test(

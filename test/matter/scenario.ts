@@ -284,6 +284,24 @@ try {
     return cc.currentSaturation >= 250 ? { hue: cc.currentHue, saturation: cc.currentSaturation } : undefined;
   });
 
+  // A white-spectrum light: a colour temperature from the controller (370 mireds, about 2700 K).
+  const whiteLight = devices.find(
+    (d) =>
+      d.capabilities.some((c: any) => c.capability === 'color-temperature') &&
+      !d.capabilities.some((c: any) => c.capability === 'color-rgb'),
+  );
+  const whiteEp = whiteLight && all.get(uniqueId(whiteLight.serial_number));
+  if (!whiteEp) throw new Error('no simulated white-spectrum light is bridged');
+  await whiteEp.commandsOf('colorControl').moveToColorTemperature({
+    colorTemperatureMireds: 370,
+    transitionTime: 0,
+    optionsMask: {},
+    optionsOverride: {},
+  });
+  seen.whiteEvent = await until('the colour temperature on the event stream', () =>
+    stateEvents(events.text(), whiteLight.serial_number).find((p) => p['color-temperature']),
+  );
+
   // A fan light's fan: a fan mode written by the controller goes through D4.
   const fanLight = devices.find((d) => d.display_category === 'fanLight');
   const fanLightEp = fanLight && all.get(uniqueId(fanLight.serial_number));
@@ -295,6 +313,11 @@ try {
   );
   seen.fanOnController = await until('the controller sees the fan high', () =>
     fanEp.stateOf('fanControl').fanMode === 3 ? fanEp.stateOf('fanControl').percentCurrent : undefined,
+  );
+  // The cover opened all the way by Up/Open.
+  await curtainEp.commandsOf('windowCovering').upOrOpen();
+  seen.coverOpened = await until('the cover open on the event stream', () =>
+    stateEvents(events.text(), curtain.serial_number).some((p) => p.percentage?.percentage === 100) ? true : undefined,
   );
   const openApiLight = (await api('GET', '/v2/rest/devices')).data.device_list.find(
     (d: any) => d.serial_number === light.serial_number,
