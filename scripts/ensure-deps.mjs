@@ -11,7 +11,7 @@
 // rather than after npm's own retries.
 import { execSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const PROGRESS_EVERY_MS = 10_000;
@@ -175,7 +175,10 @@ async function main() {
     say(`opencube: npm install failed (exit code ${code}); its messages are above`);
     process.exit(code);
   }
-  writeFileSync('node_modules/.opencube-deps', `${lockHash('.')}\n`);
+  // A new file renamed into place, never a write into the old one: a node_modules copied with
+  // hard links (a git worktree's) must not have its stamp changed by another copy's install.
+  writeFileSync('node_modules/.opencube-deps.tmp', `${lockHash('.')}\n`);
+  renameSync('node_modules/.opencube-deps.tmp', 'node_modules/.opencube-deps');
 }
 
 // Run as a script (npm's pre-scripts), not when a test imports it.
