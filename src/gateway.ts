@@ -307,6 +307,39 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     ...settings.allowed_hosts,
   ];
   let matter: MatterHandle | undefined;
+  // The Matter bridge runs as the console's switch last said (kept in the store), else as the
+  // setting says. Turned on and off one at a time: a second click waits for the first.
+  const matterWanted = () => kv.get<boolean>('matter_enabled', settings.matter.enabled);
+  let matterTurns: Promise<unknown> = Promise.resolve();
+  const startMatterNow = async () => {
+    if (matter) return;
+    // Loaded only when on: nothing of matter.js is in a gateway that does not use it.
+    const { startMatter } = await import('./integrations/matter/index.ts');
+    matter = await startMatter({
+      ...settings.matter,
+      gatewayName: settings.name,
+      version: pkg.version,
+      db,
+      registry,
+      devices,
+      bus,
+      log,
+    });
+  };
+  const switchMatter = (on: boolean): Promise<void> => {
+    const turn = matterTurns.then(async () => {
+      if (on) await startMatterNow();
+      else {
+        const running = matter;
+        matter = undefined;
+        await running?.stop();
+      }
+      kv.set('matter_enabled', on);
+      log.info({}, on ? 'Matter bridge turned on' : 'Matter bridge turned off');
+    });
+    matterTurns = turn.catch(() => {});
+    return turn;
+  };
   const services: OpenApiServices = {
     log,
     tokens,
@@ -335,6 +368,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     clock,
     pairingSeconds: settings.zigbee.permit_join_seconds,
     matter: () => matter,
+    switchMatter,
+    matterChosenBy: () => (kv.get<boolean | null>('matter_enabled', null) === null ? 'setting' : 'console'),
     settings: () =>
       (settingDefs as readonly SettingDef[]).map((d) => ({
         key: d.key,
@@ -463,20 +498,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
           log,
         });
       }
-      if (settings.matter.enabled) {
-        // Loaded only when enabled: nothing of matter.js is in a gateway that does not use it.
-        const { startMatter } = await import('./integrations/matter/index.ts');
-        matter = await startMatter({
-          ...settings.matter,
-          gatewayName: settings.name,
-          version: pkg.version,
-          db,
-          registry,
-          devices,
-          bus,
-          log,
-        });
-      }
+      if (matterWanted()) await startMatterNow();
       await app.listen({ port: settings.port, host: settings.host });
       const addr = app.server.address();
       boundPort = typeof addr === 'object' && addr ? addr.port : settings.port;
@@ -517,6 +539,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
         activity.stop();
         await audio.close();
         await homeassistant?.stop();
+        await matterTurns;
         await matter?.stop();
         await devices.stop();
         await Promise.all([fetcher.close(), ttsDirectives.close()]);

@@ -1,6 +1,6 @@
 /** What the console's API answers (src/http/console). */
 
-export type { Control, Layout, Reading, SettingView } from '../../src/http/console/views.ts';
+export type { Control, Layout, MatterView, Reading, SettingView } from '../../src/http/console/views.ts';
 
 import type { Layout } from '../../src/http/console/views.ts';
 

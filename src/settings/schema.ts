@@ -437,7 +437,7 @@ export const settingDefs = [
     type: 'bool',
     default: false,
     description:
-      'Run the Matter bridge: every device in Apple Home, Google Home, Alexa and Home Assistant (docs/matter.md).',
+      "Run the Matter bridge: every device in Apple Home, Google Home, Alexa and Home Assistant (docs/matter.md). Once the console's Matter switch is used, the switch decides instead (it is kept in the store).",
   },
   {
     key: 'matter.port',

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { ensureChromium } from '../console/browser.ts';
 
 const canUnshare = spawnSync('unshare', ['-n', 'true']).status === 0;
 
@@ -36,6 +37,8 @@ const T = {
 let seen: any;
 function scenario(): any {
   if (seen) return seen;
+  // Installed out here if missing: inside the namespace there is no network to install it with.
+  ensureChromium();
   const r = spawnSync(
     'unshare',
     [
@@ -258,4 +261,43 @@ test("a button's double press reaches the controller as the Switch events of a d
     'multiPressComplete',
   ]);
   assert.equal(s.doublePressCount, 2);
+});
+
+/** The dark modules of the console's QR code image (paths of `M{x} {y}h1v1h-1z`), as "x,y". */
+function darkModules(svg: string): Set<string> {
+  const d = /<path[^>]*\sd="([^"]*)"/.exec(svg)?.[1] ?? '';
+  return new Set([...d.matchAll(/M(\d+) (\d+)h1v1h-1z/g)].map((m) => `${m[1]},${m[2]}`));
+}
+
+test('the console shows the QR code to scan and the pairing code, and turns the bridge off and on', opts, () => {
+  const s = scenario();
+  // A QR code: a finder pattern (a dark 7x7 ring, a light ring, a dark 3x3 centre) in three
+  // corners, inside a light margin.
+  const dark = darkModules(s.qrSvg);
+  const size = Number(/viewBox="0 0 (\d+) \d+"/.exec(s.qrSvg)?.[1]);
+  const modules = size - 8;
+  assert.ok([21, 25, 29].includes(modules), `a QR code of version 1 to 3, not ${modules} modules across`);
+  for (const [cx, cy] of [
+    [4, 4],
+    [4 + modules - 7, 4],
+    [4, 4 + modules - 7],
+  ])
+    for (let y = 0; y < 7; y++)
+      for (let x = 0; x < 7; x++) {
+        const ring = Math.max(Math.abs(x - 3), Math.abs(y - 3));
+        assert.equal(dark.has(`${cx + x},${cy + y}`), ring !== 2, `finder at ${cx},${cy}: module ${x},${y}`);
+      }
+  for (let i = 0; i < size; i++) assert.equal(dark.has(`${i},0`) || dark.has(`0,${i}`), false, 'a light margin');
+
+  assert.deepEqual(s.badSwitch, [400, 400, 400]);
+  assert.equal(s.cardShown.qrDrawn, true, 'the browser drew the QR code');
+  assert.match(s.cardShown.code, /^\d{4}-\d{3}-\d{4}$/);
+  assert.equal(s.cardShown.code.replace(/-/g, ''), s.printed.manual, 'the code opencube matter prints');
+  assert.deepEqual(s.turnedOff, { enabled: false, chosen_by: 'console' });
+  assert.deepEqual(
+    s.matterOffAfterRestart,
+    { enabled: false, chosen_by: 'console' },
+    "the console's choice outlives a restart",
+  );
+  assert.deepEqual(s.turnedOn, { enabled: true, chosen_by: 'console', sameCode: true });
 });

@@ -632,6 +632,48 @@ try {
     const st = (await web.call('GET', '/matter')).body;
     return st.fabrics.length === 0 ? { commissioned: st.commissioned, printed: cli('matter', 'codes') } : undefined;
   });
+  // The console's Matter card, in Chromium (inside this namespace too): the QR code and the pairing
+  // code to scan, turned off (kept across a restart though the setting says on) and on again.
+  seen.qrSvg = (await web.call('GET', '/matter')).body.qr_svg;
+  seen.badSwitch = [
+    (await web.call('PUT', '/matter', {})).status,
+    (await web.call('PUT', '/matter', { enabled: 'yes' })).status,
+    (await web.call('PUT', '/matter', { enabled: true, more: 1 })).status,
+  ];
+  const { launch, logIn, openConsole, SHOTS, shoot } = await import('../console/browser.ts');
+  const browser = await launch();
+  try {
+    const { page } = await openConsole(browser, `http://127.0.0.1:${PORT}`);
+    page.on('dialog', (d) => void d.accept());
+    await logIn(page, 'matter-console-password');
+    await page.goto('/#/gateway');
+    const qr = page.locator('img.matter-qr');
+    await qr.waitFor();
+    seen.cardShown = {
+      qrDrawn: await qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth > 0),
+      code: await page.locator('.pairing-code').textContent(),
+    };
+    await shoot(page, 'gateway-matter');
+    const card = page.locator('section.card', { has: page.getByRole('heading', { name: 'Matter' }) });
+    await card.screenshot({ path: join(SHOTS, 'matter-card-desktop.png') });
+    await page.getByRole('button', { name: 'Turn off' }).click();
+    await page.getByRole('button', { name: 'Turn on the Matter bridge' }).waitFor();
+    seen.turnedOff = (await web.call('GET', '/matter')).body;
+    await stopGateway();
+    gateway = startGateway();
+    await until('the Open API after the second restart', () =>
+      api('GET', '/v2/rest/bridge').then((r) => r.error === 0),
+    );
+    seen.matterOffAfterRestart = (await web.call('GET', '/matter')).body;
+    await page.reload();
+    await page.getByRole('button', { name: 'Turn on the Matter bridge' }).click();
+    await qr.waitFor();
+    const on = (await web.call('GET', '/matter')).body;
+    seen.turnedOn = { enabled: on.enabled, chosen_by: on.chosen_by, sameCode: on.manual_pairing_code === manual };
+  } finally {
+    await browser.close();
+  }
+
   const Database = (await import('better-sqlite3')).default;
   const store = new Database(join(dataDir, 'gateway.db'), { readonly: true });
   const passcode = (

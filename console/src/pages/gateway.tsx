@@ -1,12 +1,13 @@
 /**
  * The gateway: who it is, its runtime readings (refreshing), the speaker, speech, the link button
  * and the Open API's tokens, the console's sessions and password, backup, restore, restart, and
- * the settings in force.
+ * the Matter bridge, and the settings in force.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, upload, wordsOf } from '../api.ts';
 import { humanize, when } from '../format.ts';
 import { act, checkAuth, linkWindow, notify, tokensVersion } from '../store.ts';
+import { MatterCard } from './matter-card.tsx';
 
 interface Runtime {
   ram_used: number;
@@ -477,6 +478,10 @@ export function GatewayPage() {
         <section class="card">
           <h2>Console sessions</h2>
           <Sessions />
+        </section>
+        <section class="card">
+          <h2>Matter</h2>
+          <MatterCard />
         </section>
         <section class="card">
           <h2>Maintenance</h2>

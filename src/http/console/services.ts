@@ -17,6 +17,7 @@ import type { Log } from '../../lib/log.ts';
 import type { LogLevel } from '../../lib/logger.ts';
 import type { CameraApi } from '../open-api/routes/cameras.ts';
 import type { ConsoleAccess } from './access.ts';
+import type { MatterView } from './views.ts';
 
 /** A setting as the console shows it (read-only: settings come from flags and the environment). */
 export interface SettingRow {
@@ -61,10 +62,15 @@ export interface ConsoleServices {
   cards: UiCards;
   /** The Matter bridge, while it runs (undefined: off). */
   matter(): MatterApi | undefined;
+  /** Turns the Matter bridge on or off now, and keeps the choice for the next starts. */
+  switchMatter(on: boolean): Promise<void>;
+  /** What decides whether the bridge runs: the setting `matter.enabled`, or the console's switch once used. */
+  matterChosenBy(): 'setting' | 'console';
 }
 
 /** What the console asks of the Matter bridge (src/integrations/matter). */
 export interface MatterApi {
-  status(): object;
+  status(): Omit<Extract<MatterView, { enabled: true }>, 'enabled' | 'chosen_by' | 'qr_svg'>;
+  qrSvg(): string;
   removeFabric(index: number): Promise<boolean>;
 }

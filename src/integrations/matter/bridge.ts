@@ -26,6 +26,7 @@ import {
 } from './endpoints.ts';
 import type { PairingSecrets } from './pairing.ts';
 import { type DevicePlan, type EndpointPlan, planDevice } from './plan.ts';
+import { qrSvg } from './qr-svg.ts';
 import { batteryValues, clip, endpointValues, fieldOf, type Patch } from './values.ts';
 
 export interface MatterLog {
@@ -167,6 +168,12 @@ export class MatterBridge {
       fabrics,
       devices: this.known.size,
     };
+  }
+
+  /** The QR code controllers scan, as an SVG image ('' before the node has its pairing codes). */
+  qrSvg(): string {
+    const payload = this.node?.state.commissioning.pairingCodes.qrPairingCode;
+    return payload ? qrSvg(payload) : '';
   }
 
   /** Removes one fabric (a controller's access); false when there is no such fabric. */

@@ -31,6 +31,8 @@ export interface MatterOptions {
 
 export interface MatterHandle {
   status(): MatterStatus;
+  /** The QR code controllers scan, as an SVG image. */
+  qrSvg(): string;
   removeFabric(index: number): Promise<boolean>;
   stop(): Promise<void>;
 }

@@ -1,10 +1,12 @@
 /**
- * The Matter bridge in the console (docs/matter.md): its pairing code and QR payload while it can
- * be added to a controller, the controllers (fabrics) that have it, and removing one of them.
+ * The Matter bridge in the console (docs/matter.md): turning it on and off, its pairing code and
+ * QR code while it can be added to a controller, the controllers (fabrics) that have it, and
+ * removing one of them.
  */
-import { str } from '../../../catalog/schema.ts';
+import { bool, obj, str } from '../../../catalog/schema.ts';
 import { type ConsoleRoute, consoleRoute, ok, refuse } from '../route.ts';
 import type { ConsoleServices } from '../services.ts';
+import type { MatterView } from '../views.ts';
 
 export function matterRoutes(s: ConsoleServices): ConsoleRoute[] {
   return [
@@ -12,9 +14,21 @@ export function matterRoutes(s: ConsoleServices): ConsoleRoute[] {
       method: 'GET',
       path: '/matter',
       auth: 'session',
-      handle: () => {
-        const m = s.matter();
-        return ok(m ? { enabled: true, ...m.status() } : { enabled: false });
+      handle: () => ok(matterView(s)),
+    }),
+    consoleRoute({
+      method: 'PUT',
+      path: '/matter',
+      auth: 'session',
+      body: obj({ enabled: bool() }),
+      // Kept in the store: the bridge stays as the console left it across restarts.
+      handle: async ({ body }) => {
+        try {
+          await s.switchMatter(body.enabled);
+        } catch (err) {
+          return refuse(409, `the Matter bridge could not start: ${(err as Error).message}`);
+        }
+        return ok(matterView(s));
       },
     }),
     consoleRoute({
@@ -34,4 +48,11 @@ export function matterRoutes(s: ConsoleServices): ConsoleRoute[] {
       },
     }),
   ];
+}
+
+/** What the console shows of the bridge: off, or its status with the QR code to scan. */
+function matterView(s: ConsoleServices): MatterView {
+  const m = s.matter();
+  const chosen_by = s.matterChosenBy();
+  return m ? { enabled: true, chosen_by, ...m.status(), qr_svg: m.qrSvg() } : { enabled: false, chosen_by };
 }
