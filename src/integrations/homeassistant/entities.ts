@@ -6,61 +6,15 @@
  */
 import type { CapabilityObject } from '../../catalog/index.ts';
 import type { DeviceRecord } from '../../core/devices/contract.ts';
+import { conditionsOf, rowsFor } from '../device-conditions.ts';
 import { climateEntity } from './climate.ts';
 import { coverEntity } from './cover.ts';
 import type { Entity } from './entity.ts';
 import { fanEntity } from './fan.ts';
 import { lightEntity } from './light.ts';
-import { type Condition, type MappingRow, mappingTable } from './mapping-table.ts';
+import { mappingTable } from './mapping-table.ts';
 import { pressEntities } from './presses.ts';
 import { connectivity, simpleEntity } from './simple.ts';
-
-/** Which conditions of the mapping table hold for a device (see Condition). */
-export function conditionsOf(
-  device: Pick<DeviceRecord, 'capabilities' | 'display_category'>,
-): Record<Condition, boolean> {
-  const caps = device.capabilities;
-  const cat = device.display_category;
-  const has = (capability: string, name?: string) =>
-    caps.some((c) => c.capability === capability && (name === undefined || c.name === name));
-  const climate =
-    has('thermostat') ||
-    has('thermostat-target-setpoint') ||
-    has('mode', 'airConditionerMode') ||
-    cat === 'thermostat' ||
-    cat === 'airConditioner';
-  const fan = !climate && (cat === 'fan' || cat === 'fanLight') && has('power');
-  const lightLike =
-    cat === 'light' || cat === 'fanLight' || has('brightness') || has('color-temperature') || has('color-rgb');
-  const lightChannel = !climate && lightLike && has('toggle', 'light');
-  const lightPower = !climate && !fan && !lightChannel && lightLike && has('power');
-  return {
-    climate,
-    fan,
-    lightChannel,
-    lightPower,
-    light: lightChannel || lightPower,
-    cover: cat === 'curtain' || has('motor-control'),
-  };
-}
-
-/** Whether a row is about this capability object (its capability and its name level). */
-export function rowMatches(row: MappingRow, cap: CapabilityObject): boolean {
-  if (row.capability !== cap.capability) return false;
-  if (row.name === undefined) return cap.name === undefined;
-  return row.name === '*' ? cap.name !== undefined : row.name === cap.name;
-}
-
-/** The rows that apply to one capability object of a device. */
-export function rowsFor(cap: CapabilityObject, conditions: Record<Condition, boolean>): MappingRow[] {
-  const out: MappingRow[] = [];
-  for (const row of mappingTable) {
-    if (!rowMatches(row, cap) || (row.when && !conditions[row.when])) continue;
-    out.push(row);
-    if (!row.also) break;
-  }
-  return out;
-}
 
 type Composite = 'light' | 'fan' | 'cover' | 'climate';
 
@@ -70,7 +24,7 @@ export function entitiesOf(device: DeviceRecord, availabilityTopic: string): Ent
   const entities: Entity[] = [];
   const composite = new Map<Composite, Map<string, CapabilityObject[]>>();
   for (const cap of device.capabilities) {
-    for (const row of rowsFor(cap, conditions)) {
+    for (const row of rowsFor(mappingTable, cap, conditions)) {
       const role = row.role;
       if (role.entity === 'light' || role.entity === 'fan' || role.entity === 'cover' || role.entity === 'climate') {
         const parts = composite.get(role.entity) ?? new Map<string, CapabilityObject[]>();

@@ -8,6 +8,7 @@
  * not publish is listed in `leftOut`, each with the reason; docs/home-assistant.md is rendered
  * from both lists and a test checks that every capability of the catalog is in one of them.
  */
+import type { Condition } from '../device-conditions.ts';
 
 /** The Home Assistant MQTT components the bridge publishes. */
 export type Component =
@@ -24,18 +25,8 @@ export type Component =
   | 'event'
   | 'device_automation';
 
-/**
- * Conditions on the device a row may require (evaluated in entities.ts):
- * - `climate`: a thermostat or an air conditioner (thermostat, thermostat-target-setpoint or the
- *   `airConditionerMode` mode, or display category `thermostat` / `airConditioner`);
- * - `fan`: display category `fan` or `fanLight`, whose `power` is the fan's;
- * - `lightPower`: a light whose on/off is `power` (category `light`, or brightness or colour
- *   capabilities), neither a climate nor a fan device;
- * - `lightChannel`: the light of a fan light, whose on/off is the `toggle` channel `light`;
- * - `light`: either of the two, so the device has a light entity to hold brightness and colour;
- * - `cover`: display category `curtain`, or a `motor-control` capability.
- */
-export type Condition = 'climate' | 'fan' | 'lightPower' | 'lightChannel' | 'light' | 'cover';
+/** Conditions on the device a row may require (src/integrations/device-conditions.ts). */
+export type { Condition };
 
 export type EntityCategory = 'config' | 'diagnostic';
 

@@ -8,6 +8,7 @@
  * with the reason; docs/matter.md is rendered from both lists and a test checks that every
  * capability of the catalog is in one of them.
  */
+import type { Condition } from '../device-conditions.ts';
 
 /**
  * The kinds of endpoint a device may get; each is one Matter device type (the light's depends on
@@ -59,18 +60,8 @@ export type Feature =
   | 'battery'
   | 'identify';
 
-/**
- * Conditions on the device a row may require (evaluated in plan.ts):
- * - `climate`: a thermostat or an air conditioner (thermostat, thermostat-target-setpoint or the
- *   `airConditionerMode` mode, or display category `thermostat` / `airConditioner`);
- * - `fan`: display category `fan` or `fanLight` with `power`, not a climate device;
- * - `lightPower`: a light whose on/off is `power` (category `light`, or brightness or colour
- *   capabilities), neither a climate nor a fan device;
- * - `lightChannel`: the light of a fan light, whose on/off is the `toggle` channel `light`;
- * - `light`: either of the two;
- * - `cover`: display category `curtain`, or a `motor-control` capability.
- */
-export type Condition = 'climate' | 'fan' | 'lightPower' | 'lightChannel' | 'light' | 'cover';
+/** Conditions on the device a row may require (src/integrations/device-conditions.ts). */
+export type { Condition };
 
 export interface MappingRow {
   capability: string;

@@ -6,7 +6,8 @@
  */
 import type { CapabilityObject } from '../../catalog/index.ts';
 import type { DeviceRecord } from '../../core/devices/contract.ts';
-import { type Condition, type EndpointKind, type Feature, type MappingRow, mappingTable } from './mapping-table.ts';
+import { conditionsOf, rowsFor } from '../device-conditions.ts';
+import { type EndpointKind, type Feature, mappingTable } from './mapping-table.ts';
 
 /** The Matter device types the bridge uses (matter.js names them `<name>Device`). */
 export type DeviceTypeName =
@@ -102,53 +103,6 @@ export interface DevicePlan {
   signature: string;
 }
 
-/** Which conditions of the mapping table hold for a device (see Condition). */
-export function conditionsOf(
-  device: Pick<DeviceRecord, 'capabilities' | 'display_category'>,
-): Record<Condition, boolean> {
-  const caps = device.capabilities;
-  const cat = device.display_category;
-  const has = (capability: string, name?: string) =>
-    caps.some((c) => c.capability === capability && (name === undefined || c.name === name));
-  const climate =
-    has('thermostat') ||
-    has('thermostat-target-setpoint') ||
-    has('mode', 'airConditionerMode') ||
-    cat === 'thermostat' ||
-    cat === 'airConditioner';
-  const fan = !climate && (cat === 'fan' || cat === 'fanLight') && has('power');
-  const lightLike =
-    cat === 'light' || cat === 'fanLight' || has('brightness') || has('color-temperature') || has('color-rgb');
-  const lightChannel = !climate && lightLike && has('toggle', 'light');
-  const lightPower = !climate && !fan && !lightChannel && lightLike && has('power');
-  return {
-    climate,
-    fan,
-    lightChannel,
-    lightPower,
-    light: lightChannel || lightPower,
-    cover: cat === 'curtain' || has('motor-control'),
-  };
-}
-
-/** Whether a row is about this capability object (its capability and its name level). */
-export function rowMatches(row: MappingRow, cap: CapabilityObject): boolean {
-  if (row.capability !== cap.capability) return false;
-  if (row.name === undefined) return cap.name === undefined;
-  return row.name === '*' ? cap.name !== undefined : row.name === cap.name;
-}
-
-/** The rows that apply to one capability object of a device. */
-export function rowsFor(cap: CapabilityObject, conditions: Record<Condition, boolean>): MappingRow[] {
-  const out: MappingRow[] = [];
-  for (const row of mappingTable) {
-    if (!rowMatches(row, cap) || (row.when && !conditions[row.when])) continue;
-    out.push(row);
-    if (!row.also) break;
-  }
-  return out;
-}
-
 /** Endpoint kinds in the order their endpoints are listed (the main function first). */
 const KIND_ORDER: readonly Exclude<EndpointKind, 'device'>[] = [
   'light',
@@ -205,7 +159,7 @@ export function planDevice(device: Pick<DeviceRecord, 'capabilities' | 'display_
   let battery: CapabilityObject | undefined;
   let identify = false;
   for (const cap of device.capabilities) {
-    for (const row of rowsFor(cap, conditions)) {
+    for (const row of rowsFor(mappingTable, cap, conditions)) {
       if (row.endpoint === 'device') {
         if (row.feature === 'battery') battery ??= cap;
         if (row.feature === 'identify') identify = true;
