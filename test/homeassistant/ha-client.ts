@@ -157,10 +157,19 @@ export class HaClient {
 
   /** Waits until a topic's retained payload satisfies `pred`, and returns it. */
   waitForState(topic: string, pred: (payload: string) => boolean, what = topic): Promise<string> {
+    // On a timeout, what was seen on the topic says why.
+    const seen = () =>
+      this.log
+        .filter((m) => m.topic === topic)
+        .slice(-5)
+        .map((m) => m.payload)
+        .join('\n  ');
     return this.waitFor(() => {
       const p = this.retained.get(topic);
       return p !== undefined && pred(p) ? p : undefined;
-    }, what);
+    }, what).catch((err: Error) => {
+      throw new Error(`${err.message}; the last states there:\n  ${seen()}`);
+    });
   }
 
   /** Waits for a message (retained or live) after `from` (an index into the log) that satisfies `pred`. */

@@ -37,6 +37,9 @@ export function lightEntity(parts: Parts): Entity | undefined {
   const modes = colorModes.length > 0 ? colorModes : [brightness ? 'brightness' : 'onoff'];
   // What the light shows: the colour or the colour temperature set last (the state keeps both).
   let colorMode = ct ? 'color_temp' : (modes[0] as string);
+  // The mode Home Assistant last asked for, until a report shows it: a device that reports its
+  // whole state (colour and temperature at once) says nothing of which one it now shows.
+  let asked: 'rgb' | 'color_temp' | undefined;
   const sources = new Set([onOff, brightness, ct, color].flatMap((c) => (c ? [c.capability] : [])));
 
   const read = (device: DeviceRecord, cap: CapabilityObject | undefined, field: string) =>
@@ -63,8 +66,11 @@ export function lightEntity(parts: Parts): Entity | undefined {
       if (on !== 'on' && on !== 'off') return [];
       const rgbChanged = Boolean(changed && color && color.capability in changed);
       const ctChanged = Boolean(changed && ct && ct.capability in changed);
-      // Both at once (a full report) says nothing of which was set last.
-      if (rgbChanged !== ctChanged) colorMode = rgbChanged ? 'rgb' : 'color_temp';
+      if ((asked === 'rgb' && rgbChanged) || (asked === 'color_temp' && ctChanged)) {
+        colorMode = asked;
+        asked = undefined;
+      } else if (rgbChanged !== ctChanged) colorMode = rgbChanged ? 'rgb' : 'color_temp';
+      // Both at once (a full report) without a command of Home Assistant's: the mode stays.
       const out: Record<string, unknown> = { state: on === 'on' ? ON : OFF };
       const b = finite(read(device, brightness, 'brightness'));
       if (b !== undefined) out.brightness = b;
@@ -108,6 +114,8 @@ export function lightEntity(parts: Parts): Entity | undefined {
         state['color-rgb'] = { red: c.r, green: c.g, blue: c.b };
       }
       if (Object.keys(state).length === 0) return refuse(`payload: ${shown(payload)} changes nothing this light has`);
+      if (state['color-rgb']) asked = 'rgb';
+      else if (state['color-temperature']) asked = 'color_temp';
       return { ok: true, state };
     },
   };

@@ -6,14 +6,11 @@
  * + 1, battery in half percents. Pure: nothing of matter.js; the attribute names and enum values
  * are those of the Matter specification (a test checks them against matter.js's own).
  */
-import {
-  bodyDef,
-  type CapabilityObject,
-  capabilityDef,
-  type EnumValue,
-  narrowBody,
-  type Schema,
-} from '../../catalog/index.ts';
+import type { CapabilityObject } from '../../catalog/index.ts';
+import { bodyIn, finite } from '../device-state.ts';
+
+export { bodyIn, enumValues, finite, numberRange } from '../device-state.ts';
+
 import type { DeviceRecord } from '../../core/devices/contract.ts';
 import { isObject } from '../../lib/object.ts';
 import { rgbToHs, rgbToXy } from '../../zigbee/color.ts';
@@ -36,51 +33,9 @@ export type Patch = Record<string, Record<string, unknown>>;
 
 // ---- reading the state ----
 
-/** The body of a capability (or of one name of it) in a device state, if any. */
-export function bodyIn(
-  state: Record<string, unknown>,
-  capability: string,
-  name?: string,
-): Record<string, unknown> | undefined {
-  const cap = state[capability];
-  if (!isObject(cap)) return undefined;
-  if (name === undefined) return cap;
-  const named = cap[name];
-  return isObject(named) ? named : undefined;
-}
-
 /** One field of a declared capability's body in a device state. */
 export function fieldOf(state: Record<string, unknown>, cap: CapabilityObject | undefined, field: string): unknown {
   return cap ? bodyIn(state, cap.capability, cap.name)?.[field] : undefined;
-}
-
-/** A finite number, else undefined. */
-export function finite(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
-}
-
-function fieldSchema(cap: CapabilityObject, field: string): Schema | undefined {
-  const def = capabilityDef(cap.capability);
-  const body = def && bodyDef(def, cap.name);
-  if (!body) return undefined;
-  const narrowed = narrowBody(body, cap.settings) ?? body;
-  const state = narrowed.state ?? narrowed.report;
-  return state?.kind === 'object' ? state.fields[field] : undefined;
-}
-
-/** The values an enum field may take, as the device narrows them. */
-export function enumValues(cap: CapabilityObject, field: string): EnumValue[] {
-  const s = fieldSchema(cap, field);
-  if (s?.kind === 'enum') return [...s.values];
-  if (s?.kind === 'union') for (const o of s.options) if (o.kind === 'enum') return [...o.values];
-  return [];
-}
-
-/** The range of a numeric field, as the device narrows it. */
-export function numberRange(cap: CapabilityObject, field: string): { min?: number; max?: number } {
-  const s = fieldSchema(cap, field);
-  if (s?.kind !== 'number') return {};
-  return { ...(s.min !== undefined ? { min: s.min } : {}), ...(s.max !== undefined ? { max: s.max } : {}) };
 }
 
 // ---- conversions ----
