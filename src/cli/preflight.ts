@@ -7,9 +7,10 @@
  * started the simulated network, then failed with a stack trace, again and again.
  */
 import { mkdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { socketAnswers } from '../control/client.ts';
 import type { Settings } from '../settings/index.ts';
 
 /** What the checks touch; tests replace a part (root can write anywhere, so "not writable" is injected). */
@@ -26,17 +27,6 @@ function probeWrite(dir: string): void {
   const file = join(dir, `.write-check-${process.pid}`);
   writeFileSync(file, '');
   unlinkSync(file);
-}
-
-function socketAnswers(path: string): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = connect(path);
-    socket.once('connect', () => {
-      socket.destroy();
-      done(true);
-    });
-    socket.once('error', () => done(false));
-  });
 }
 
 function probePort(host: string, port: number): Promise<void> {

@@ -1,6 +1,19 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { pipeline } from 'node:stream/promises';
+
+/** Whether something listens on the unix socket at `path` (a gateway running on its data folder). */
+export function socketAnswers(path: string): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = connect(path);
+    socket.once('connect', () => {
+      socket.destroy();
+      done(true);
+    });
+    socket.once('error', () => done(false));
+  });
+}
 
 /** Raised when no gateway answers on the control socket. */
 export class NotRunningError extends Error {}

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, createReadStream, createWriteStream, existsSync, rmSync, unlinkSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { BackupContents } from '../core/maintenance/store-backup.ts';
 import type { RestoreCheck } from '../core/maintenance/store-restore.ts';
 import type { PressResult, TokenInfo, TokenService } from '../core/tokens.ts';
 import { isLogLevel, type LogLevel } from '../lib/logger.ts';
+import { socketAnswers } from './client.ts';
 
 /** What the control channel needs of the gateway. */
 export interface ControlTarget {
@@ -58,17 +58,6 @@ export interface ControlApi {
   reset: { reset: true };
 }
 
-function isListening(path: string): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = connect(path);
-    socket.once('connect', () => {
-      socket.destroy();
-      done(true);
-    });
-    socket.once('error', () => done(false));
-  });
-}
-
 /** A small JSON body (the console password). */
 function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
@@ -102,7 +91,7 @@ function send(res: ServerResponse, status: number, body: unknown): void {
  */
 export async function startControlServer(path: string, target: ControlTarget): Promise<ControlServer> {
   if (existsSync(path)) {
-    if (await isListening(path)) throw new Error(`another gateway is running on this data folder (${path} answers)`);
+    if (await socketAnswers(path)) throw new Error(`another gateway is running on this data folder (${path} answers)`);
     unlinkSync(path);
   }
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {

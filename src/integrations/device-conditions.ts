@@ -19,6 +19,16 @@ import type { DeviceRecord } from '../core/devices/contract.ts';
  */
 export type Condition = 'climate' | 'fan' | 'lightPower' | 'lightChannel' | 'light' | 'cover';
 
+/** Each condition in words, for the mapping tables the docs render. */
+export const CONDITION_WORDS: Readonly<Record<Condition, string>> = {
+  climate: 'a thermostat or air conditioner',
+  fan: 'a fan (its power is the fan)',
+  lightPower: 'a light',
+  lightChannel: 'the light of a fan light',
+  light: 'a device with a light',
+  cover: 'a curtain or blind',
+};
+
 /** What of a mapping row says which capability objects it is about. */
 export interface RowKey {
   capability: string;

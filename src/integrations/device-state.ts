@@ -61,3 +61,14 @@ export function numberRange(cap: CapabilityObject, field: string): { min?: numbe
 export function finite(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }
+
+/**
+ * A device's state with a change laid over it: query results (D6) are not stored, so what an
+ * event carries is shown over the stored state, capability by capability.
+ */
+export function stateWith(stored: Record<string, unknown>, changed: Record<string, unknown>): Record<string, unknown> {
+  const state = { ...stored };
+  for (const [cap, v] of Object.entries(changed))
+    state[cap] = isObject(v) && isObject(state[cap]) ? { ...state[cap], ...v } : v;
+  return state;
+}

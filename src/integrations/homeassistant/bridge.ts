@@ -5,16 +5,18 @@
  * or failed command is published on the device's error topic and logged. After every (re)connect
  * and on Home Assistant's birth message, everything is published again.
  */
+
 import { ErrorCode } from '../../catalog/errors.ts';
 import type { DeviceRecord } from '../../core/devices/contract.ts';
 import type { Done } from '../../core/devices/service.ts';
 import type { BusEvent, EventBus, EventName } from '../../core/event-bus.ts';
+import { stateWith } from '../device-state.ts';
 import { type BridgeLog, Connection } from './connection.ts';
 import { bridgeDiscovery, entityDiscovery, type Origin } from './discovery.ts';
 import { entitiesOf } from './entities.ts';
 import type { Entity } from './entity.ts';
 import { type TopicSettings, Topics, topicSafe } from './topics.ts';
-import { isObject, shown } from './values.ts';
+import { shown } from './values.ts';
 
 /** The biggest command payload read; a light's JSON command is well under 1 KB. */
 const MAX_COMMAND_BYTES = 16 * 1024;
@@ -217,10 +219,7 @@ export class HomeAssistantBridge {
     const k = this.known.get(serial);
     const stored = this.opts.registry.get(serial);
     if (!k || !stored) return;
-    // Query results (D6) are not stored: they are shown over the stored state.
-    const state = { ...stored.state };
-    for (const [cap, v] of Object.entries(changed))
-      state[cap] = isObject(v) && isObject(state[cap]) ? { ...state[cap], ...v } : v;
+    const state = stateWith(stored.state, changed);
     const device = { ...stored, state };
     const t = (e: Entity) => this.topics.entity(serial, e.topicKey ?? e.key);
     for (const e of k.entities.values()) {

@@ -4,6 +4,7 @@
  * and controllers' commands sent to the device service as D4 calls, in order per device. A refused
  * command is refused to the controller with the reason; what changes is what the device reports.
  */
+
 import { createHash } from 'node:crypto';
 import { Endpoint, type Environment, ServerNode } from '@matter/main';
 import { AggregatorEndpoint } from '@matter/main/endpoints/aggregator';
@@ -12,7 +13,7 @@ import { Status, StatusResponseError } from '@matter/main/types';
 import type { DeviceRecord } from '../../core/devices/contract.ts';
 import type { Done } from '../../core/devices/service.ts';
 import type { BusEvent, EventBus, EventName } from '../../core/event-bus.ts';
-import { isObject } from '../../lib/object.ts';
+import { stateWith } from '../device-state.ts';
 import { translate } from './commands.ts';
 import {
   type BridgedInfo,
@@ -296,10 +297,7 @@ export class MatterBridge {
     const k = this.known.get(serial);
     const stored = this.opts.registry.get(serial);
     if (!k || !stored) return;
-    // Query results (D6) are not stored: they are shown over the stored state.
-    const state = { ...stored.state };
-    for (const [cap, v] of Object.entries(changed))
-      state[cap] = isObject(v) && isObject(state[cap]) ? { ...state[cap], ...v } : v;
+    const state = stateWith(stored.state, changed);
     await this.applyState(serial, k, { ...stored, state }, changed);
     await this.presses(serial, k, changed);
   }
