@@ -46,18 +46,32 @@ function value(device: DeviceRecord, b: Base, field: string): unknown {
   return fieldIn(device.state, b.cap.capability, b.cap.name, field);
 }
 
-function onOff(b: Base, role: Extract<Role, { entity: 'switch' }>): Entity {
-  const plug = role.plugOutlet && b.device.display_category === 'plug';
+/** What every entity over one capability has: its component, key and source, following the device. */
+function head(b: Base, component: Entity['component'], commandable: boolean) {
   return {
-    component: 'switch',
+    component,
     key: b.key,
     sources: new Set([b.cap.capability]),
     followsDevice: true,
-    commands: [''],
-    config: (t: EntityTopics) => ({
-      name: b.name,
-      state_topic: t.state(),
-      command_topic: t.command(),
+    commands: commandable ? [''] : [],
+  };
+}
+
+/** The start of its config: its name, its state topic and, when it takes commands, its command topic. */
+function named(b: Base, t: EntityTopics, topics: { state: boolean; command: boolean }) {
+  return {
+    name: b.name,
+    ...(topics.state ? { state_topic: t.state() } : {}),
+    ...(topics.command ? { command_topic: t.command() } : {}),
+  };
+}
+
+function onOff(b: Base, role: Extract<Role, { entity: 'switch' }>): Entity {
+  const plug = role.plugOutlet && b.device.display_category === 'plug';
+  return {
+    ...head(b, 'switch', true),
+    config: (t) => ({
+      ...named(b, t, { state: true, command: true }),
       payload_on: ON,
       payload_off: OFF,
       ...(plug ? { device_class: 'outlet' } : role.plugOutlet ? { device_class: 'switch' } : {}),
@@ -79,14 +93,9 @@ function onOff(b: Base, role: Extract<Role, { entity: 'switch' }>): Entity {
 
 function sensor(b: Base, role: Extract<Role, { entity: 'sensor' }>): Entity {
   return {
-    component: 'sensor',
-    key: b.key,
-    sources: new Set([b.cap.capability]),
-    followsDevice: true,
-    commands: [],
+    ...head(b, 'sensor', false),
     config: (t) => ({
-      name: b.name,
-      state_topic: t.state(),
+      ...named(b, t, { state: true, command: false }),
       ...(role.device_class ? { device_class: role.device_class } : {}),
       ...(role.unit ? { unit_of_measurement: role.unit } : {}),
       ...(role.state_class ? { state_class: role.state_class } : {}),
@@ -105,14 +114,9 @@ function sensor(b: Base, role: Extract<Role, { entity: 'sensor' }>): Entity {
 function enumSensor(b: Base, role: Extract<Role, { entity: 'enum_sensor' }>): Entity {
   const options = enumValues(b.cap, role.field).map(String);
   return {
-    component: 'sensor',
-    key: b.key,
-    sources: new Set([b.cap.capability]),
-    followsDevice: true,
-    commands: [],
+    ...head(b, 'sensor', false),
     config: (t) => ({
-      name: b.name,
-      state_topic: t.state(),
+      ...named(b, t, { state: true, command: false }),
       device_class: 'enum',
       options,
       ...category(role.category),
@@ -126,14 +130,9 @@ function enumSensor(b: Base, role: Extract<Role, { entity: 'enum_sensor' }>): En
 
 function binarySensor(b: Base, role: Extract<Role, { entity: 'binary_sensor' }>): Entity {
   return {
-    component: 'binary_sensor',
-    key: b.key,
-    sources: new Set([b.cap.capability]),
-    followsDevice: true,
-    commands: [],
+    ...head(b, 'binary_sensor', false),
     config: (t) => ({
-      name: b.name,
-      state_topic: t.state(),
+      ...named(b, t, { state: true, command: false }),
       payload_on: ON,
       payload_off: OFF,
       ...(role.device_class ? { device_class: role.device_class } : {}),
@@ -151,15 +150,9 @@ function select(b: Base, role: Extract<Role, { entity: 'select' }>): Entity {
   const values = enumValues(b.cap, role.field);
   const options = values.map(String);
   return {
-    component: 'select',
-    key: b.key,
-    sources: new Set([b.cap.capability]),
-    followsDevice: true,
-    commands: [''],
+    ...head(b, 'select', true),
     config: (t) => ({
-      name: b.name,
-      state_topic: t.state(),
-      command_topic: t.command(),
+      ...named(b, t, { state: true, command: true }),
       options,
       ...category(role.category),
     }),
@@ -178,15 +171,9 @@ function select(b: Base, role: Extract<Role, { entity: 'select' }>): Entity {
 function numberEntity(b: Base, role: Extract<Role, { entity: 'number' }>): Entity {
   const { min = 0, max = 100, step } = numberRange(b.cap, role.field);
   return {
-    component: 'number',
-    key: b.key,
-    sources: new Set([b.cap.capability]),
-    followsDevice: true,
-    commands: [''],
+    ...head(b, 'number', true),
     config: (t) => ({
-      name: b.name,
-      state_topic: t.state(),
-      command_topic: t.command(),
+      ...named(b, t, { state: true, command: true }),
       min,
       max,
       ...(step !== undefined ? { step } : {}),
@@ -210,14 +197,9 @@ const PRESS = 'PRESS';
 
 function button(b: Base, role: Extract<Role, { entity: 'button' }>): Entity {
   return {
-    component: 'button',
-    key: b.key,
-    sources: new Set([b.cap.capability]),
-    followsDevice: true,
-    commands: [''],
+    ...head(b, 'button', true),
     config: (t) => ({
-      name: b.name,
-      command_topic: t.command(),
+      ...named(b, t, { state: false, command: true }),
       payload_press: PRESS,
       device_class: role.device_class,
       ...(role.device_class === 'restart' ? { entity_category: 'config' } : {}),
