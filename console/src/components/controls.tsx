@@ -14,6 +14,26 @@ function command(c: Control, value: unknown): Record<string, unknown> {
   return c.name === undefined ? { [c.capability]: inner } : { [c.capability]: { [c.name]: inner } };
 }
 
+/** A labelled on/off switch (its state in its text, e.g. On/Off or Yes/No). */
+export function Toggle(p: { label: string; on: boolean; text: string; disabled?: boolean; onClick: () => void }) {
+  return (
+    <div class="control switch">
+      <span class="label">{p.label}</span>
+      <button
+        type="button"
+        class={p.on ? 'toggle on' : 'toggle'}
+        role="switch"
+        aria-checked={p.on}
+        aria-label={p.label}
+        disabled={p.disabled}
+        onClick={p.onClick}
+      >
+        {p.text}
+      </button>
+    </div>
+  );
+}
+
 async function send(d: Device, c: Control, value: unknown, words: string): Promise<void> {
   await act(`${d.name}: ${c.label} ${words}`, () =>
     api('PUT', `/devices/${encodeURIComponent(d.serial_number)}`, { state: command(c, value) }),
@@ -99,39 +119,25 @@ export function ControlView({ d, c }: { d: Device; c: Control }) {
     case 'switch': {
       const on = current === 'on';
       return (
-        <div class="control switch">
-          <span class="label">{c.label}</span>
-          <button
-            type="button"
-            class={on ? 'toggle on' : 'toggle'}
-            role="switch"
-            aria-checked={on}
-            aria-label={c.label}
-            disabled={disabled}
-            onClick={() => void send(d, c, on ? 'off' : 'on', on ? 'turned off' : 'turned on')}
-          >
-            {on ? 'On' : current === 'off' ? 'Off' : '–'}
-          </button>
-        </div>
+        <Toggle
+          label={c.label}
+          on={on}
+          text={on ? 'On' : current === 'off' ? 'Off' : '–'}
+          disabled={disabled}
+          onClick={() => void send(d, c, on ? 'off' : 'on', on ? 'turned off' : 'turned on')}
+        />
       );
     }
     case 'bool': {
       const on = current === true;
       return (
-        <div class="control switch">
-          <span class="label">{c.label}</span>
-          <button
-            type="button"
-            class={on ? 'toggle on' : 'toggle'}
-            role="switch"
-            aria-checked={on}
-            aria-label={c.label}
-            disabled={disabled}
-            onClick={() => void send(d, c, !on, on ? 'turned off' : 'turned on')}
-          >
-            {on ? 'Yes' : 'No'}
-          </button>
-        </div>
+        <Toggle
+          label={c.label}
+          on={on}
+          text={on ? 'Yes' : 'No'}
+          disabled={disabled}
+          onClick={() => void send(d, c, !on, on ? 'turned off' : 'turned on')}
+        />
       );
     }
     case 'choice': {

@@ -3,8 +3,10 @@
  * and the Open API's tokens, the console's sessions and password, backup, restore, restart, and
  * the Matter bridge, and the settings in force.
  */
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, upload, wordsOf } from '../api.ts';
+import { Toggle } from '../components/controls.tsx';
 import { humanize, when } from '../format.ts';
 import { act, checkAuth, linkWindow, notify, tokensVersion } from '../store.ts';
 import { MatterCard } from './matter-card.tsx';
@@ -91,10 +93,39 @@ function RuntimeView({ initial }: { initial: Runtime }) {
   );
 }
 
+/** A choice of sound (or beep), the button that plays it, and what else the row holds; `done` gets the speaker as it then is. */
+function PlayRow(p: {
+  label: string;
+  options: string[];
+  button: string;
+  play: (name: string) => Promise<Speaker | undefined>;
+  done: (s: Speaker) => void;
+  children?: ComponentChildren;
+}) {
+  const [name, setName] = useState(p.options[0] ?? '');
+  return (
+    <div class="row">
+      <select aria-label={p.label} value={name} onChange={(e) => setName((e.target as HTMLSelectElement).value)}>
+        {p.options.map((x) => (
+          <option key={x}>{x}</option>
+        ))}
+      </select>
+      <button
+        type="button"
+        onClick={async () => {
+          const r = await p.play(name);
+          if (r) p.done(r);
+        }}
+      >
+        {p.button}
+      </button>
+      {p.children}
+    </div>
+  );
+}
+
 function SpeakerView({ data }: { data: GatewayData }) {
   const [s, setS] = useState(data.speaker);
-  const [sound, setSound] = useState(data.sounds[0] ?? '');
-  const [beep, setBeep] = useState(data.beeps[0] ?? '');
   const [text, setText] = useState('');
   const [engine, setEngine] = useState(data.engines[0]?.id ?? '');
   const put = async (body: object, words: string) => {
@@ -118,53 +149,30 @@ function SpeakerView({ data }: { data: GatewayData }) {
         />
         <output>{s.volume}</output>
       </div>
-      <div class="control switch">
-        <span class="label">Muted</span>
-        <button
-          type="button"
-          class={s.muted ? 'toggle on' : 'toggle'}
-          role="switch"
-          aria-checked={s.muted}
-          onClick={() => void put({ muted: !s.muted }, s.muted ? 'Speaker unmuted.' : 'Speaker muted.')}
-        >
-          {s.muted ? 'Yes' : 'No'}
-        </button>
-      </div>
-      <div class="row">
-        <select aria-label="Sound" value={sound} onChange={(e) => setSound((e.target as HTMLSelectElement).value)}>
-          {data.sounds.map((x) => (
-            <option key={x}>{x}</option>
-          ))}
-        </select>
-        <button
-          type="button"
-          onClick={async () => {
-            const r = await act(`Playing ${sound} for 5 s.`, () =>
-              api<Speaker>('POST', '/speaker/play', { type: 'sound', name: sound, countdown: 5 }),
-            );
-            if (r) setS(r);
-          }}
-        >
-          Play sound
-        </button>
-      </div>
-      <div class="row">
-        <select aria-label="Beep" value={beep} onChange={(e) => setBeep((e.target as HTMLSelectElement).value)}>
-          {data.beeps.map((x) => (
-            <option key={x}>{x}</option>
-          ))}
-        </select>
-        <button
-          type="button"
-          onClick={async () => {
-            const r = await act(`Beep ${beep}.`, () =>
-              api<Speaker>('POST', '/speaker/play', { type: 'beep', name: beep }),
-            );
-            if (r) setS(r);
-          }}
-        >
-          Beep
-        </button>
+      <Toggle
+        label="Muted"
+        on={s.muted}
+        text={s.muted ? 'Yes' : 'No'}
+        onClick={() => void put({ muted: !s.muted }, s.muted ? 'Speaker unmuted.' : 'Speaker muted.')}
+      />
+      <PlayRow
+        label="Sound"
+        options={data.sounds}
+        button="Play sound"
+        play={(name) =>
+          act(`Playing ${name} for 5 s.`, () =>
+            api<Speaker>('POST', '/speaker/play', { type: 'sound', name, countdown: 5 }),
+          )
+        }
+        done={setS}
+      />
+      <PlayRow
+        label="Beep"
+        options={data.beeps}
+        button="Beep"
+        play={(name) => act(`Beep ${name}.`, () => api<Speaker>('POST', '/speaker/play', { type: 'beep', name }))}
+        done={setS}
+      >
         <button
           type="button"
           onClick={async () => {
@@ -174,7 +182,7 @@ function SpeakerView({ data }: { data: GatewayData }) {
         >
           Stop
         </button>
-      </div>
+      </PlayRow>
       {data.engines.length > 0 ? (
         <form
           class="row"
