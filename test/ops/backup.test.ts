@@ -18,7 +18,7 @@ import { TokenService } from '../../src/core/tokens.ts';
 import { migrations } from '../../src/store/migrations.ts';
 import { freePort, runCli, spawnCli, startArgs } from '../helpers/cli.ts';
 import { call, rest, startGateway, tempDir } from '../helpers/foundation.ts';
-import { sendEvent } from '../helpers/thirdparty.ts';
+import { endpoint, sendEvent } from '../helpers/thirdparty.ts';
 import { populate, snapshot } from './rig.ts';
 
 /** Every file of a folder with the SHA-256 of its bytes. */
@@ -251,17 +251,11 @@ describe('a damaged or foreign file', () => {
       const token = g.token('maker');
       await sendEvent(g, token, 'DiscoveryRequest', {
         endpoints: [
-          {
-            third_serial_number: 'd1',
+          endpoint('d1', 'http://127.0.0.1:9/directive', {
             name: 'Hall lamp',
-            display_category: 'light',
             capabilities: [{ capability: 'power', permission: '1100' }],
             state: { power: { powerState: 'on' } },
-            manufacturer: 'ACME',
-            model: 'L1',
-            firmware_version: '1.0.0',
-            service_address: 'http://127.0.0.1:9/directive',
-          },
+          }),
         ],
       });
       await g.gateway.backup(join(dir, 'good.backup'));
@@ -400,17 +394,11 @@ describe('the CLI', () => {
     const token = a.token('kept-app');
     const synced = await sendEvent(a, token, 'DiscoveryRequest', {
       endpoints: [
-        {
-          third_serial_number: 'kept-1',
+        endpoint('kept-1', 'http://127.0.0.1:9/directive', {
           name: 'Kept lamp',
-          display_category: 'light',
           capabilities: [{ capability: 'power', permission: '1100' }],
           state: { power: { powerState: 'on' } },
-          manufacturer: 'ACME',
-          model: 'L1',
-          firmware_version: '1.0.0',
-          service_address: 'http://127.0.0.1:9/directive',
-        },
+        }),
       ],
     });
     const serial = synced.json.payload.endpoints[0].serial_number as string;
