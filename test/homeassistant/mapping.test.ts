@@ -26,6 +26,7 @@ import { fromKelvin, toKelvin } from '../../src/integrations/homeassistant/light
 import { leftOut, mappingTable } from '../../src/integrations/homeassistant/mapping-table.ts';
 import { Topics } from '../../src/integrations/homeassistant/topics.ts';
 import { scaled } from '../../src/integrations/homeassistant/values.ts';
+import { catalogUnits, coverage } from '../helpers/coverage.ts';
 import { checkConfig, checkState } from './ha-schema.ts';
 
 const topics = new Topics({
@@ -35,19 +36,7 @@ const topics = new Topics({
 });
 const origin = { name: 'opencube', sw_version: '0.1.0' };
 
-/** Every (capability, fixed name) of the catalog; capabilities without fixed names once. */
-function catalogUnits(): { capability: string; name?: string }[] {
-  return capabilities.flatMap((def) =>
-    def.naming.kind === 'fixed'
-      ? Object.keys(def.naming.names).map((name) => ({ capability: def.capability, name }))
-      : [{ capability: def.capability }],
-  );
-}
-
-const mapped = (capability: string, name?: string) =>
-  mappingTable.some((r) => r.capability === capability && (name === undefined || r.name === name || r.name === '*'));
-const omitted = (capability: string, name?: string) =>
-  leftOut.some((l) => l.capability === capability && (l.name === undefined || l.name === name));
+const { mapped, omitted } = coverage(mappingTable, leftOut);
 
 describe('every capability is mapped or left out', () => {
   for (const { capability, name } of catalogUnits()) {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { type CapabilityObject, capabilities, capabilityDef, validateCommand } from '../../src/catalog/index.ts';
+import { type CapabilityObject, capabilityDef, validateCommand } from '../../src/catalog/index.ts';
 import type { DeviceRecord } from '../../src/core/devices/contract.ts';
 import { type Intent, translate } from '../../src/integrations/matter/commands.ts';
 import { withMappingDoc } from '../../src/integrations/matter/docs.ts';
@@ -24,18 +24,9 @@ import {
   toLevel,
   toMireds,
 } from '../../src/integrations/matter/values.ts';
+import { catalogUnits, coverage } from '../helpers/coverage.ts';
 
-function catalogUnits(): { capability: string; name?: string }[] {
-  return capabilities.flatMap((def) =>
-    def.naming.kind === 'fixed'
-      ? Object.keys(def.naming.names).map((name) => ({ capability: def.capability, name }))
-      : [{ capability: def.capability }],
-  );
-}
-const mapped = (capability: string, name?: string) =>
-  mappingTable.some((r) => r.capability === capability && (name === undefined || r.name === name || r.name === '*'));
-const omitted = (capability: string, name?: string) =>
-  leftOut.some((l) => l.capability === capability && (l.name === undefined || l.name === name));
+const { mapped, omitted } = coverage(mappingTable, leftOut);
 
 describe('every capability is mapped or left out', () => {
   for (const { capability, name } of catalogUnits()) {
