@@ -206,24 +206,18 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     log,
   });
   const runtime = new RuntimeMonitor();
-  const sse = new StreamWriter(bus, openApiProjection, {
+  // The Open API's stream and the console's: the same bounds, each its own audience.
+  const streamLimits = {
     heartbeatMs: settings.sse.heartbeat_seconds * 1000,
     queueLimit: settings.sse.client_queue,
     queueBytes: settings.sse.client_queue_bytes,
     maxStreams: settings.sse.max_streams,
     clock,
     log,
-    allowOrigin: '*',
-  });
+  };
+  const sse = new StreamWriter(bus, openApiProjection, { ...streamLimits, allowOrigin: '*' });
   const consoleAccess = new ConsoleAccess({ db, clock, bus });
-  const consoleStream = new StreamWriter(bus, consoleProjection, {
-    heartbeatMs: settings.sse.heartbeat_seconds * 1000,
-    queueLimit: settings.sse.client_queue,
-    queueBytes: settings.sse.client_queue_bytes,
-    maxStreams: settings.sse.max_streams,
-    clock,
-    log,
-  });
+  const consoleStream = new StreamWriter(bus, consoleProjection, streamLimits);
 
   let boundPort = settings.port;
   let infoCache: { at: number; info: GatewayInfo } | undefined;

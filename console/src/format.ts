@@ -1,5 +1,9 @@
 /** Words and numbers as a person reads them. */
+
+import { humanize } from '../../src/http/console/humanize.ts';
 import type { Device, Reading } from './types.ts';
+
+export { humanize };
 
 const CATEGORIES: Record<string, string> = {
   plug: 'Plug',
@@ -21,15 +25,6 @@ const CATEGORIES: Record<string, string> = {
   fan: 'Fan',
   thermostat: 'Thermostat',
 };
-
-/** `fanLevel` -> `Fan level`, `home_mode` -> `Home mode`. */
-export function humanize(word: string): string {
-  const spaced = word
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/[-_]+/g, ' ')
-    .toLowerCase();
-  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
-}
 
 export function categoryName(c: string): string {
   return CATEGORIES[c] ?? humanize(c);

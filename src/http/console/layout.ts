@@ -12,6 +12,7 @@ import type { Schema } from '../../catalog/schema.ts';
 import type { BodyDef, CapabilityObject, SettingItem } from '../../catalog/types.ts';
 import type { DeviceRecord } from '../../core/devices/index.ts';
 import { isObject } from '../../lib/object.ts';
+import { humanize } from './humanize.ts';
 
 import type { Control, ControlKind, Layout, Reading, SettingView } from './views.ts';
 
@@ -75,15 +76,6 @@ const WORDS: Record<string, [string, string]> = {
   identify: ['Identifying', 'Idle'],
   'toggle-identify': ['Identifying', 'Idle'],
 };
-
-/** `fanLevel` -> `Fan level`, `manual-mode` -> `Manual mode`. */
-export function humanize(word: string): string {
-  const spaced = word
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/[-_]+/g, ' ')
-    .toLowerCase();
-  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
-}
 
 function labelOf(c: CapabilityObject, tags: Record<string, unknown> | undefined, field: string, many: boolean): string {
   const base = LABELS[c.capability] ?? humanize(c.capability);
