@@ -15,6 +15,7 @@ import { Aedes } from 'aedes';
 import mqtt from 'mqtt';
 import { createLogger } from '../../src/lib/logger.ts';
 import { REDACTED, redactText, redactValue } from '../../src/lib/redact.ts';
+import { cameraBody } from '../camera/bodies.ts';
 import { freePort, runCli, spawnCli, startArgs } from '../helpers/cli.ts';
 import { call, rest, tempDir, waitForValue } from '../helpers/foundation.ts';
 import { endpoint, sendEvent, startService } from '../helpers/thirdparty.ts';
@@ -198,27 +199,7 @@ describe('the gateway at trace, through a whole scenario', () => {
     // A camera that cannot be reached, its password in the URL: refused, and the refusal logged.
     const rtsp = await call(base, 'POST', rest('v2', 'devices'), {
       token,
-      body: {
-        name: 'Garage',
-        display_category: 'camera',
-        capabilities: [
-          {
-            capability: 'camera-stream',
-            permission: '0010',
-            configuration: {
-              streamSetting: {
-                type: 'object',
-                permission: '11',
-                value: { stream_url: `rtsp://cam:${secrets.rtsp}@127.0.0.1:${await freePort()}/stream` },
-              },
-            },
-          },
-        ],
-        protocal: 'RTSP',
-        manufacturer: 'Acme',
-        model: 'R1',
-        firmware_version: '1',
-      },
+      body: cameraBody(`rtsp://cam:${secrets.rtsp}@127.0.0.1:${await freePort()}/stream`, { name: 'Garage' }),
     });
     assert.notEqual(rtsp.json.error, 0);
     assert.equal(

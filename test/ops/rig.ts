@@ -4,6 +4,7 @@
  * button, an armed mode with alarm settings, a TTS engine, a dashboard card, a volume.
  */
 import assert from 'node:assert/strict';
+import { cameraBody } from '../camera/bodies.ts';
 import { makeJpegs, startEsp32 } from '../camera/servers.ts';
 import { call, rest, type TestGateway } from '../helpers/foundation.ts';
 import { endpoint, type Service, sendEvent, startService } from '../helpers/thirdparty.ts';
@@ -63,27 +64,7 @@ export async function populate(
   esp.account = { username: 'admin', password: 'cam-secret-9' };
   const cam = await call(g.url, 'POST', rest('v2', 'devices'), {
     token,
-    body: {
-      name: 'Porch camera',
-      display_category: 'camera',
-      capabilities: [
-        {
-          capability: 'camera-stream',
-          permission: '0010',
-          configuration: {
-            streamSetting: {
-              type: 'object',
-              permission: '11',
-              value: { stream_url: `http://admin:cam-secret-9@127.0.0.1:${esp.port}/capture` },
-            },
-          },
-        },
-      ],
-      protocal: 'ESP32-CAM',
-      manufacturer: 'Acme',
-      model: 'C1',
-      firmware_version: '1.0.0',
-    },
+    body: cameraBody(`http://admin:cam-secret-9@127.0.0.1:${esp.port}/capture`),
   });
   assert.equal(cam.json?.error, 0, cam.text);
   return {
