@@ -263,6 +263,13 @@ describe('authentication', () => {
       'basic',
     );
     assert.equal(pickChallenge(parseChallenges(['Digest realm="r", nonce="n", qop="auth-int"'])), undefined);
+    for (const algorithm of ['constructor', '__proto__', 'toString'])
+      assert.equal(
+        pickChallenge(parseChallenges([`Digest realm="r", nonce="n", algorithm=${algorithm}`, 'Basic realm="r"']))
+          ?.scheme,
+        'basic',
+        `an unknown algorithm named ${algorithm} is not answered with Digest`,
+      );
     assert.equal(
       basicAuthorization({ username: 'Aladdin', password: 'open sesame' }),
       'Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==',

@@ -358,4 +358,24 @@ describe('conversions and bad payloads', () => {
       { numRuns: 2000 },
     );
   });
+
+  test('a payload naming a property of every object (constructor, __proto__) moves no cover and no mode', () => {
+    const covers = [
+      device('curtain', [{ capability: 'percentage', permission: '1100' }]),
+      device('curtain', [{ capability: 'motor-control', permission: '1100' }]),
+    ];
+    const climate = device('airConditioner', [
+      POWER,
+      { capability: 'mode', permission: '1100', name: 'airConditionerMode' },
+    ]);
+    const targets = [...covers, climate].flatMap((dev) =>
+      entitiesOf(dev, 'x').flatMap((e) => e.commands.map((sub) => ({ dev, e, sub }))),
+    );
+    for (const payload of ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty']) {
+      for (const { dev, e, sub } of targets) {
+        const r = e.command?.(sub, payload, dev);
+        assert.equal(r?.ok, false, `${e.id} ${sub} ${payload}: ${JSON.stringify(r)}`);
+      }
+    }
+  });
 });

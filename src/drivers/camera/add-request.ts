@@ -9,7 +9,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ErrorCode } from '../../catalog/errors.ts';
 import { type CapabilityObject, permissionBits, permissionCode, validateCapabilities } from '../../catalog/index.ts';
-import { isObject } from '../../lib/object.ts';
+import { isObject, own } from '../../lib/object.ts';
 import { type Account, type CameraProtocol, maskUrl, parseStreamUrl, type StreamAddress } from './stream-url.ts';
 import { type CameraFailure, cameraFailure } from './types.ts';
 
@@ -156,7 +156,7 @@ export function readCamera(raw: unknown, at = ''): CameraSpec | CameraFailure {
   let protocol: CameraProtocol | undefined;
   for (const k of spellings) {
     const v = body[k];
-    const p = typeof v === 'string' ? PROTOCOLS[v.toLowerCase()] : undefined;
+    const p = typeof v === 'string' ? own(PROTOCOLS, v.toLowerCase()) : undefined;
     if (!p) return bad(`${at}${k}: ${JSON.stringify(v)} is not RTSP or ESP32-CAM`);
     if (protocol && p !== protocol) return bad(`${at}protocal and protocol name different protocols`);
     protocol = p;

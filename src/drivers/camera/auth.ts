@@ -3,7 +3,9 @@
  * (RFC 2617 and 7616: MD5, MD5-sess, SHA-256; qop `auth` or none). Pure functions: the RTSP
  * client feeds them the challenge of a 401 and sends back the header they compute.
  */
+
 import { createHash, randomBytes } from 'node:crypto';
+import { own } from '../../lib/object.ts';
 import type { Account } from './stream-url.ts';
 
 /** One challenge of a `WWW-Authenticate` header: its scheme and parameters (names lower-cased). */
@@ -69,7 +71,7 @@ const HASHES: Record<string, string> = { md5: 'md5', 'md5-sess': 'md5', 'sha-256
 /** Whether this module can answer a Digest challenge (its algorithm and qop are supported). */
 export function digestSupported(c: Challenge): boolean {
   const algorithm = (c.params.algorithm ?? 'MD5').toLowerCase();
-  if (!(algorithm in HASHES) || c.params.nonce === undefined) return false;
+  if (own(HASHES, algorithm) === undefined || c.params.nonce === undefined) return false;
   const qop = c.params.qop;
   return qop === undefined || qop.split(',').some((q) => q.trim().toLowerCase() === 'auth');
 }
@@ -90,7 +92,7 @@ export interface DigestRequest {
 /** The `Authorization` value answering a Digest challenge (RFC 2617 section 3.2.2, RFC 7616 section 3.4). */
 export function digestAuthorization(c: Challenge, account: Account, req: DigestRequest): string {
   const algorithm = c.params.algorithm ?? 'MD5';
-  const hashName = HASHES[algorithm.toLowerCase()] ?? 'md5';
+  const hashName = own(HASHES, algorithm.toLowerCase()) ?? 'md5';
   const h = (s: string) => createHash(hashName).update(s, 'utf8').digest('hex');
   const realm = c.params.realm ?? '';
   const nonce = c.params.nonce ?? '';

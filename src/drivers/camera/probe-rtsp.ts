@@ -92,6 +92,8 @@ export async function probeRtsp(
   opts: RtspProbeOptions,
 ): Promise<ProbeOutcome> {
   const hasAccount = account !== undefined && (account.username !== '' || account.password !== '');
+  // An answer this code cannot read (a challenge or header beyond what it knows) is the camera's
+  // fault, never the gateway's: a clear 110011 rather than a server exception.
   const result = await withRtspSession(
     address,
     { deadline: opts.deadline, ...(hasAccount ? { account } : {}), ...(opts.lookup ? { lookup: opts.lookup } : {}) },
@@ -122,6 +124,12 @@ export async function probeRtsp(
         );
       return factsFromSdp(body);
     },
+  ).catch(
+    (err: unknown): ProbeOutcome =>
+      cameraFailure(
+        ErrorCode.CAMERA_STREAM_ADDRESS_ERROR,
+        `the camera's answer could not be read (${(err as Error)?.message ?? String(err)})`,
+      ),
   );
   return 'kind' in result ? transportFailure(result.kind, result.detail, address) : result;
 }

@@ -5,8 +5,10 @@
  * in (manual-mode, eco-mode, auto-mode), in the unit the setpoint declares; the current
  * temperature and humidity, the recovery status (as the action) and the fan levels join it.
  */
+
 import type { CapabilityObject } from '../../catalog/index.ts';
 import type { DeviceRecord } from '../../core/devices/contract.ts';
+import { own } from '../../lib/object.ts';
 import { type Entity, type Message, type Parts, part, refuse } from './entity.ts';
 import { AC_MODES, SETPOINT_OF_MODE, THERMOSTAT_MODES } from './mapping-table.ts';
 import { bodyFor } from './simple.ts';
@@ -41,10 +43,10 @@ export function climateEntity(parts: Parts, device: DeviceRecord): Entity {
   const eco = thermostatModes.includes('ECO');
   const fallback = device.display_category === 'airConditioner' ? 'auto' : 'heat';
   const onModes = ac
-    ? acValues.flatMap((v) => (AC_MODES[v] ? [AC_MODES[v]] : []))
+    ? acValues.flatMap((v) => (own(AC_MODES, v) ? [own(AC_MODES, v) as string] : []))
     : hvac
       ? [
-          ...thermostatModes.flatMap((v) => (THERMOSTAT_MODES[v] ? [THERMOSTAT_MODES[v]] : [])),
+          ...thermostatModes.flatMap((v) => (own(THERMOSTAT_MODES, v) ? [own(THERMOSTAT_MODES, v) as string] : [])),
           ...(eco ? ['heat'] : []),
         ]
       : [fallback];
@@ -63,7 +65,7 @@ export function climateEntity(parts: Parts, device: DeviceRecord): Entity {
   /** The setpoint of the mode the thermostat is in, else the first it has. */
   const activeSetpoint = (d: DeviceRecord): CapabilityObject | undefined => {
     const mode = read(d, hvac, 'thermostatMode');
-    const name = typeof mode === 'string' ? SETPOINT_OF_MODE[mode] : undefined;
+    const name = typeof mode === 'string' ? own(SETPOINT_OF_MODE, mode) : undefined;
     return targets.find((t) => t.name === name) ?? first;
   };
   /** The HVAC mode the device is in: off, else its air conditioner or thermostat mode, else the fallback. */
@@ -71,12 +73,12 @@ export function climateEntity(parts: Parts, device: DeviceRecord): Entity {
     if (isOff(d)) return 'off';
     if (ac) {
       const v = read(d, ac, 'modeValue');
-      return typeof v === 'string' ? AC_MODES[v] : undefined;
+      return typeof v === 'string' ? own(AC_MODES, v) : undefined;
     }
     if (hvac) {
       const v = read(d, hvac, 'thermostatMode');
       if (v === 'ECO') return 'heat';
-      return typeof v === 'string' ? THERMOSTAT_MODES[v] : undefined;
+      return typeof v === 'string' ? own(THERMOSTAT_MODES, v) : undefined;
     }
     return fallback;
   };
@@ -150,7 +152,7 @@ export function climateEntity(parts: Parts, device: DeviceRecord): Entity {
       if (h !== undefined) out.push({ sub: 'current_humidity', payload: String(h) });
       if (recovery) {
         const status = read(d, recovery, 'adaptiveRecoveryStatus');
-        const action = isOff(d) ? 'off' : typeof status === 'string' ? ACTIONS[status] : undefined;
+        const action = isOff(d) ? 'off' : typeof status === 'string' ? own(ACTIONS, status) : undefined;
         if (action) out.push({ sub: 'action', payload: action });
       }
       const fan = read(d, fanLevel, 'modeValue');

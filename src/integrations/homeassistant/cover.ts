@@ -3,6 +3,7 @@
  * Assistant's defaults), open/close/stop drive `motor-control`. A cover without a position shows
  * the motor's last command as its state; one without a motor opens and closes by position.
  */
+import { own } from '../../lib/object.ts';
 import type { Entity, Message, Parts } from './entity.ts';
 import { part, refuse } from './entity.ts';
 import { bodyFor } from './simple.ts';
@@ -39,7 +40,7 @@ export function coverEntity(parts: Parts, displayCategory: string): Entity | und
         return p === undefined ? [] : [{ sub: 'position', payload: String(p) }];
       }
       const m = motor ? fieldIn(device.state, motor.capability, motor.name, 'motorControl') : undefined;
-      const s = typeof m === 'string' ? MOTOR_STATE[m] : undefined;
+      const s = typeof m === 'string' ? own(MOTOR_STATE, m) : undefined;
       return s ? [{ payload: s }] : [];
     },
     command(sub, payload) {
@@ -48,7 +49,7 @@ export function coverEntity(parts: Parts, displayCategory: string): Entity | und
         if (n === undefined || !position) return refuse(`payload: ${shown(payload)} is not a number`);
         return { ok: true, state: bodyFor(position, { percentage: n }) };
       }
-      const action = MOTOR[payload];
+      const action = own(MOTOR, payload);
       if (action === undefined) return refuse(`payload: ${shown(payload)} is not OPEN, CLOSE or STOP`);
       if (motor) return { ok: true, state: bodyFor(motor, { motorControl: action }) };
       if (action === 'stop') return refuse('STOP: this cover has no motor control, only a position');

@@ -12,7 +12,7 @@ import { bodyIn, finite } from '../device-state.ts';
 export { bodyIn, enumValues, finite, numberRange } from '../device-state.ts';
 
 import type { DeviceRecord } from '../../core/devices/contract.ts';
-import { isObject } from '../../lib/object.ts';
+import { isObject, own } from '../../lib/object.ts';
 import { rgbToHs, rgbToXy } from '../../zigbee/color.ts';
 import { AIR_QUALITY_BOUNDS, FAN_LEVELS, KELVIN_RANGE, SETPOINT_OF_MODE } from './mapping-table.ts';
 import { cools, type DevicePlan, type EndpointPlan } from './plan.ts';
@@ -123,7 +123,7 @@ function onOfValue(state: Record<string, unknown>, cap: CapabilityObject | undef
 export function currentSetpoint(ep: EndpointPlan, state: Record<string, unknown>): CapabilityObject | undefined {
   const setpoints = ep.features.setpoint ?? [];
   const mode = fieldOf(state, first(ep, 'thermostatMode'), 'thermostatMode');
-  const wanted = typeof mode === 'string' ? SETPOINT_OF_MODE[mode] : undefined;
+  const wanted = typeof mode === 'string' ? own(SETPOINT_OF_MODE, mode) : undefined;
   return setpoints.find((c) => c.name === wanted) ?? setpoints.find((c) => c.name === 'manual-mode') ?? setpoints[0];
 }
 
