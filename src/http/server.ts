@@ -95,10 +95,24 @@ export function normalizeUrl(url: string): string {
   return url.replace(/^\/open-api\/(v\d+)(?=\/|$|\?)/i, (_m, v: string) => `/open-api/${v.toLowerCase()}`);
 }
 
+/**
+ * The gateway's logger as Fastify sees it: the same lines, except Fastify's own "Server listening at"
+ * (one per address) moves to debug, since the banner already says where clients reach the gateway.
+ * Level changes made while running still apply: each call reads the logger's current method.
+ */
+function fastifyLogger(log: Log): FastifyBaseLogger {
+  const wrapper = Object.create(log) as FastifyBaseLogger;
+  wrapper.info = ((obj: unknown, ...rest: unknown[]) => {
+    if (typeof obj === 'string' && obj.startsWith('Server listening at ')) return log.debug({}, obj);
+    return (log.info as (...a: unknown[]) => void)(obj, ...rest);
+  }) as FastifyBaseLogger['info'];
+  return wrapper;
+}
+
 /** Builds the server with its surfaces. It does not listen; the caller does (tests use inject()). */
 export function buildServer(log: Log, surfaces: readonly Surface[], opts: ServerOptions = {}): FastifyInstance {
   const app = Fastify({
-    loggerInstance: log as FastifyBaseLogger,
+    loggerInstance: fastifyLogger(log),
     logController: new LogController({ disableRequestLogging: true }),
     // Requests are not logged, so a child logger per request (Fastify's default) is pure cost on
     // the hot path; errors are logged with their method and URL instead of a request id.
