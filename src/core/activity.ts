@@ -2,7 +2,8 @@
  * The activity log: one line at `info` for each thing a person wants to know happened, read off
  * the domain events (a device added, removed, renamed, going offline; the link button; a token
  * issued or revoked; arming, disarming, the alarm). Never a token or a password. Commands log their
- * own line with the client's app name (DeviceService.update); failed directives log in their driver.
+ * own line with the client's app name (DeviceService.update); failed directives, and a Zigbee device
+ * leaving the network (`device left: <name>`), log in their driver.
  */
 import type { Log } from '../lib/log.ts';
 import type { BusEvent, EventBus, EventPayloads } from './event-bus.ts';

@@ -315,7 +315,10 @@ export class Devices {
     node.missing = true;
     node.waiters.failAll('the device left the network');
     this.deps.readBack.drop((key) => key === ieee);
-    this.deps.log.info({ ieee_address: ieee }, 'zigbee: a device left the network; kept, offline');
+    const serial = this.serialOf(ieee);
+    const name = (serial && this.deps.host()?.get(serial)?.name) || ieee;
+    // The activity log's line: by the name the user knows the device by, as Zigbee2MQTT's are.
+    this.deps.log.info({ serial_number: serial, ieee_address: ieee }, `device left: ${name}`);
     this.syncOnline(node);
   }
 

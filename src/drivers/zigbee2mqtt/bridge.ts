@@ -206,6 +206,13 @@ export class Bridge {
     const entry = this.byIeee.get(ieee);
     if (!entry) return; // only devices the gateway knows are remembered as left
     entry.missing = true;
+    // The activity log's line (docs/operations.md), by the device's name; a removal the gateway
+    // asked for is logged as that removal.
+    if (!this.removing.has(ieee) && !this.removeRequested.has(ieee)) {
+      const serial = this.serialOf(ieee);
+      const name = (serial && this.deps.host()?.get(serial)?.name) || entry.friendly;
+      this.deps.log.info({ serial_number: serial, ieee_address: ieee }, `device left: ${name}`);
+    }
     this.syncOnline(entry);
   }
 
