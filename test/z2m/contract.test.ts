@@ -127,12 +127,7 @@ async function simulatorBackend(): Promise<Backend> {
       sim.report(dev('remote').ieee, { action: 'toggle' });
     },
     async failNext(role) {
-      const d = dev(role);
-      d.failSet = true;
-      // The fake coordinator fails one request; the simulator fails until told otherwise.
-      setTimeout(() => {
-        d.failSet = false;
-      }, 1500).unref();
+      dev(role).failNext = 1;
     },
     async leave(role) {
       sim.leave(dev(role).ieee);
