@@ -71,9 +71,18 @@ interface Backend {
   restart(): Promise<void>;
   /** The model expected for each role. */
   model(role: Role): string;
+  /** Every request the devices received, in order (absent where no device can be heard: the simulator has none). */
+  readonly received?: readonly Heard[];
   /** A joining device tries to join (the fake coordinator's devices do so when asked, once joining is open). */
   join?(role: Role): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** One request a device received. */
+interface Heard {
+  ieee: string;
+  cluster: string;
+  command: string;
 }
 
 /** The gateway in `z2m` mode on a broker and base topic. */
@@ -118,12 +127,7 @@ async function simulatorBackend(): Promise<Backend> {
       sim.report(dev('remote').ieee, { action: 'toggle' });
     },
     async failNext(role) {
-      const d = dev(role);
-      d.failSet = true;
-      // The fake coordinator fails one request; the simulator fails until told otherwise.
-      setTimeout(() => {
-        d.failSet = false;
-      }, 1500).unref();
+      dev(role).failNext = 1;
     },
     async leave(role) {
       sim.leave(dev(role).ieee);
@@ -154,7 +158,15 @@ async function realBackend(): Promise<Backend> {
   // A device that joined is announced to the fake network only when joining is open: joins are
   // asked for by the scenario through D1, and the fake lets them in on its `join` hook.
   const dataDir = z2m.dataDir;
+  const received: Heard[] = [];
+  const heard = `${z2m.hookPrefix}/+/received`;
+  hooks.on('message', (topic, payload) => {
+    const r = JSON.parse(payload.toString());
+    received.push({ ieee: topic.split('/').at(-2) ?? '', cluster: r.cluster, command: r.command });
+  });
+  await hooks.subscribeAsync(heard, { qos: 1 });
   return {
+    received,
     name: 'real Zigbee2MQTT 2.14.1',
     gateway: z2mGateway(broker.url, base),
     failure: /^Zigbee2MQTT: /,
@@ -195,7 +207,10 @@ async function realBackend(): Promise<Backend> {
 async function herdsmanBackend(): Promise<Backend> {
   const s = herdsmanSetup(FAKE_DEVICES);
   const { net } = s;
+  const received: Heard[] = [];
+  net.events.on('received', (r) => received.push(r));
   return {
+    received,
     name: 'the herdsman driver',
     gateway: { dataDir: s.dataDir, overrides: s.overrides, gatewayOptions: { drivers: { herdsman: s.driver } } },
     failure: /^Zigbee: /,
@@ -316,28 +331,76 @@ for (const [title, make] of BACKENDS) {
       await stateOf('twoGang', (s) => Object.keys(s.toggle ?? {}).length === 2, 'switch state');
     });
 
-    const controls: [Role, Record<string, unknown>, (s: any) => boolean][] = [
+    // Every control the mapping offers for these models, with what the device list shows after it.
+    // The plug joins in the pairing test below: its controls run after it.
+    type Control = [Role, Record<string, unknown>, (s: any) => boolean];
+    const controls: Control[] = [
       ['light', { power: { powerState: 'on' } }, (s) => s.power?.powerState === 'on'],
       ['light', { brightness: { brightness: 40 } }, (s) => s.brightness?.brightness === 40],
       ['light', { 'color-temperature': { colorTemperature: 20 } }, (s) => s['color-temperature'] !== undefined],
       ['light', { 'color-rgb': { red: 0, green: 0, blue: 255 } }, (s) => s['color-rgb']?.blue > s['color-rgb']?.red],
+      ['light', { startup: { startup: 'off' } }, (s) => s.startup?.startup === 'off'],
+      ['light', { startup: { startup: 'on' } }, (s) => s.startup?.startup === 'on'],
       ['light', { power: { powerState: 'off' } }, (s) => s.power?.powerState === 'off'],
       ['twoGang', { toggle: { '1': { toggleState: 'on' } } }, (s) => s.toggle?.['1']?.toggleState === 'on'],
       ['twoGang', { toggle: { '2': { toggleState: 'on' } } }, (s) => s.toggle?.['2']?.toggleState === 'on'],
       ['twoGang', { toggle: { '1': { toggleState: 'off' } } }, (s) => s.toggle?.['1']?.toggleState === 'off'],
       [
+        'twoGang',
+        { 'toggle-startup': { '1': { startup: 'on' } } },
+        (s) => s['toggle-startup']?.['1']?.startup === 'on',
+      ],
+      [
+        'twoGang',
+        { 'toggle-startup': { '2': { startup: 'stay' } } },
+        (s) => s['toggle-startup']?.['2']?.startup === 'stay' && s['toggle-startup']?.['1']?.startup === 'on',
+      ],
+      [
         'thermostat',
         { 'thermostat-target-setpoint': { 'manual-mode': { targetSetpoint: 22.5 } } },
         (s) => s['thermostat-target-setpoint']?.['manual-mode']?.targetSetpoint === 22.5,
       ],
+      [
+        'thermostat',
+        { mode: { airConditionerMode: { modeValue: 'cool' } } },
+        (s) => s.mode?.airConditionerMode?.modeValue === 'cool',
+      ],
+      [
+        'thermostat',
+        { mode: { airConditionerMode: { modeValue: 'heat' } } },
+        (s) => s.mode?.airConditionerMode?.modeValue === 'heat',
+      ],
       ['cover', { percentage: { percentage: 30 } }, (s) => s.percentage?.percentage === 30],
+      ['cover', { 'motor-control': { motorControl: 'close' } }, (s) => s.percentage?.percentage === 0],
+      ['cover', { 'motor-control': { motorControl: 'open' } }, (s) => s.percentage?.percentage === 100],
     ];
-    for (const [role, command, shows] of controls)
+    const plugControls: Control[] = [
+      ['plug', { power: { powerState: 'off' } }, (s) => s.power?.powerState === 'off'],
+      ['plug', { power: { powerState: 'on' } }, (s) => s.power?.powerState === 'on'],
+    ];
+    // identify has no state to show: the device must have been told (where the backend lets a test hear it).
+    const identifies: Role[] = ['light', 'remote', 'cover'];
+    const confirms = ([role, command, shows]: Control) =>
       it(`confirms ${JSON.stringify(command)} on the ${role}, and shows it in the device list`, async () => {
         const d = await find(role);
         const r = await put(d.serial_number, { state: command });
         assert.equal(r.json.error, 0, r.text);
         await stateOf(role, shows, `${role} after ${JSON.stringify(command)}`);
+      });
+    for (const c of controls) confirms(c);
+
+    for (const role of identifies)
+      it(`identifies the ${role} on request, and the device is told`, async () => {
+        const d = await find(role);
+        const mark = b.received?.length ?? 0;
+        const r = await put(d.serial_number, { state: { identify: { countdown: 3 } } });
+        assert.equal(r.json.error, 0, r.text);
+        const ieee = SPECS[role].ieee;
+        const told = () =>
+          b.received
+            ?.slice(mark)
+            .some((x) => x.ieee === ieee && x.cluster === 'genIdentify' && x.command === 'identify');
+        if (b.received) await waitForValue(async () => told() || undefined, 15_000, `the ${role} told to identify`);
       });
 
     it('answers a query (D6) with the state as an updateDeviceState event', async () => {
@@ -405,6 +468,27 @@ for (const [title, make] of BACKENDS) {
         15_000,
       );
       await stateOf('contact', (s) => s.contact?.contact === true, 'contact open');
+    });
+
+    for (const c of plugControls) confirms(c);
+
+    it('has tried every control these models let a client use', async () => {
+      const tried = new Set([
+        ...[...controls, ...plugControls].flatMap(([role, cmd]) =>
+          Object.keys(cmd).map((c) => `${b.model(role)} ${c}`),
+        ),
+        ...identifies.map((role) => `${b.model(role)} identify`),
+      ]);
+      const controllable = (await all()).flatMap((d) =>
+        d.capabilities
+          .filter((c: any) => c.permission[0] === '1' || c.capability === 'identify')
+          .map((c: any) => `${d.model} ${c.capability}`),
+      );
+      assert.ok(controllable.length > 0);
+      assert.deepEqual(
+        [...new Set(controllable)].filter((c) => !tried.has(c)),
+        [],
+      );
     });
 
     it('renames a device in the gateway, and keeps the name', async () => {

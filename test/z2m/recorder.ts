@@ -124,3 +124,27 @@ export async function retainedOn(url: string, topic: string, ms = 10_000): Promi
     await rec.close();
   }
 }
+
+/**
+ * The retained message on `topic` now, or undefined when there is none, without waiting out a
+ * timeout: the broker (aedes) sends the retained messages of one SUBSCRIBE filter by filter, in
+ * order, so a barrier retained on a topic of its own and subscribed after `topic` comes after
+ * whatever `topic` holds.
+ */
+export async function retainedNow(url: string, topic: string, ms = 10_000): Promise<Recorded | undefined> {
+  const barrier = `opencube-test/barrier/${process.pid}-${Math.random().toString(16).slice(2, 10)}`;
+  const writer = await mqtt.connectAsync(url, { reconnectPeriod: 0 });
+  try {
+    await writer.publishAsync(barrier, 'barrier', { qos: 1, retain: true });
+    const rec = await MqttRecorder.start(url, [topic, barrier]);
+    try {
+      const end = await rec.waitFor((m) => m.topic === barrier, 0, ms, `the barrier retained on ${barrier}`);
+      return rec.messages.slice(0, end.seq).find((m) => m.topic === topic && m.retained);
+    } finally {
+      await rec.close();
+    }
+  } finally {
+    await writer.publishAsync(barrier, '', { qos: 1, retain: true });
+    await writer.endAsync(true);
+  }
+}

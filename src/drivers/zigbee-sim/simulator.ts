@@ -58,6 +58,8 @@ export interface SimDevice {
   interviewing: boolean;
   /** Test hooks: the next sets fail (as a device that does not answer), removal fails. */
   failSet?: boolean;
+  /** Test hook: only the next this many sets fail (as the fake coordinator's fail-next). */
+  failNext?: number;
   failRemove?: boolean;
   /** Milliseconds the device takes to confirm its leave (a sleepy end device); 0 by default. */
   removeDelayMs?: number;
@@ -548,10 +550,13 @@ export class Z2mSimulator {
         return;
       }
       this.later(d.removeDelayMs ?? 0, () => {
-        // The retained availability topic is left as it was (as Zigbee2MQTT 2.x leaves it).
+        // As Zigbee2MQTT 2.x: the state topic is cleared and the list published before the answer;
+        // the retained availability topic is left as it was.
         this.devices.delete(d.ieee);
-        this.respond(what, { data: { id, block: false, force: body.force === true }, status: 'ok' }, transaction);
+        this.pub(`${this.base}/${d.friendly}`, '', true);
         this.publishDevices();
+        const data = { block: false, clear_cache: false, force: body.force === true, id, keep_config: false };
+        this.respond(what, { data, status: 'ok' }, transaction);
       });
       return;
     }
@@ -591,7 +596,9 @@ export class Z2mSimulator {
     // The failure names the converter's key: `state` for a `state_left` set.
     const firstKey = Object.keys(msg)[0] ?? 'state';
     const first = d.props.find((p) => p.property === firstKey)?.expose.name ?? firstKey;
-    if (!d.online || d.failSet) {
+    const failing = (d.failNext ?? 0) > 0;
+    if (failing) d.failNext = (d.failNext ?? 0) - 1;
+    if (!d.online || d.failSet || failing) {
       // A device that does not answer: Zigbee2MQTT logs the failure after its own timeout.
       this.later(this.opts.responseDelayMs ?? 0, () =>
         this.log(

@@ -1,0 +1,348 @@
+/**
+ * The simulator against real Zigbee2MQTT 2.14.1: every behaviour the simulator copies from real
+ * Zigbee2MQTT (issue 8, point 6) is observed the SAME way on both, over MQTT, with the recorder of
+ * the harness, and the two observations must agree. Each observation is reduced to what the
+ * gateway's driver relies on (names and addresses, which differ between the two networks, are
+ * replaced by placeholders), and the expected value is the one real Zigbee2MQTT gives (OBSERVED.md),
+ * so that the two cannot agree on nothing.
+ */
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { type Broker, loadFixtures, startBroker, Z2mSimulator } from '../../src/drivers/zigbee-sim/index.ts';
+import type { ModelFixture } from '../../src/zigbee/index.ts';
+import {
+  COLOUR_LIGHT,
+  CONTACT_SENSOR,
+  COVER,
+  METERING_PLUG,
+  REMOTE,
+  THERMOSTAT,
+  TWO_GANG_SWITCH,
+} from './fake/devices.ts';
+import type { FakeDeviceSpec } from './fake/spec.ts';
+import { type RealZigbee2mqtt, startRealZigbee2mqtt } from './real-z2m.ts';
+import { MqttRecorder, on, type Recorded, retainedNow, retainedOn } from './recorder.ts';
+
+/** One Zigbee2MQTT (simulated or real) on its own broker, and the devices behind it. */
+interface Target {
+  readonly label: string;
+  readonly url: string;
+  readonly base: string;
+  readonly rec: MqttRecorder;
+  /** The friendly name and IEEE address the device has on this network (after it joined, for a joining one). */
+  friendly(d: FakeDeviceSpec): string;
+  ieee(d: FakeDeviceSpec): string;
+  /** The device's next command gets no answer. */
+  failNext(d: FakeDeviceSpec): Promise<void>;
+  /** The device leaves the network by itself. */
+  leave(d: FakeDeviceSpec): Promise<void>;
+  /** The device tries to join (joining is open). */
+  tryJoin(d: FakeDeviceSpec): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const PAIRED = [COLOUR_LIGHT, TWO_GANG_SWITCH, REMOTE, THERMOSTAT, COVER];
+const JOINING = CONTACT_SENSOR;
+
+const fixtures = loadFixtures();
+const fixture = (model: string): ModelFixture => {
+  const f = fixtures.find((x) => x.model === model);
+  assert.ok(f, `a simulator fixture of ${model}`);
+  return f;
+};
+
+async function simulated(): Promise<Target> {
+  const broker: Broker = await startBroker();
+  const base = 'fidelity_sim';
+  const sim = new Z2mSimulator({
+    url: broker.url,
+    baseTopic: base,
+    devices: PAIRED.map((d) => fixture(d.expectedModel)),
+    joinCandidates: [fixture(JOINING.expectedModel), fixture(METERING_PLUG.expectedModel)],
+    joinsPerWindow: 1,
+    joinDelayMs: 50,
+    // Long enough to read the list while the device is interviewed, as on real Zigbee2MQTT.
+    interviewMs: 1500,
+    reportIntervalMs: 0,
+  });
+  await sim.start();
+  const rec = await MqttRecorder.start(broker.url);
+  const dev = (d: FakeDeviceSpec) => {
+    const found = sim.list().find((x) => x.fixture.model === d.expectedModel);
+    assert.ok(found, `the simulated ${d.expectedModel}`);
+    return found;
+  };
+  return {
+    label: 'the simulator',
+    url: broker.url,
+    base,
+    rec,
+    friendly: (d) => dev(d).friendly,
+    ieee: (d) => dev(d).ieee,
+    async failNext(d) {
+      dev(d).failNext = 1;
+    },
+    async leave(d) {
+      sim.leave(dev(d).ieee);
+    },
+    // The simulated devices in range join by themselves once joining is open.
+    async tryJoin() {},
+    async stop() {
+      await rec.close();
+      await sim.stop();
+      await broker.close();
+    },
+  };
+}
+
+async function real(): Promise<Target> {
+  const broker: Broker = await startBroker();
+  const base = 'fidelity_z2m';
+  // No availability pings in between (they read the devices and publish their state).
+  const z2m: RealZigbee2mqtt = await startRealZigbee2mqtt({
+    mqttUrl: broker.url,
+    baseTopic: base,
+    availabilityTimeoutSeconds: 3600,
+  });
+  const rec = await MqttRecorder.start(broker.url);
+  const hook = (path: string, body: unknown = {}) => rec.publish(`${z2m.hookPrefix}/${path}`, body);
+  return {
+    label: 'real Zigbee2MQTT 2.14.1',
+    url: broker.url,
+    base,
+    rec,
+    // A paired device has the name it was given; one that joined is named by its address.
+    friendly: (d) => (d.paired ? d.name : d.ieee),
+    ieee: (d) => d.ieee,
+    // Only the on/off cluster: an availability ping (a Basic read) must not use the failure up.
+    failNext: (d) => hook(`${d.ieee}/fail-next`, { count: 1, cluster: 'genOnOff' }),
+    leave: (d) => hook(`${d.ieee}/leave`),
+    tryJoin: (d) => hook('join', { ieee: d.ieee }),
+    async stop() {
+      await z2m.stop();
+      await rec.close();
+      await broker.close();
+      rmSync(z2m.dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const devicesIn = (m: Recorded): any[] => (Array.isArray(m.json) ? (m.json as any[]) : []);
+const listed = async (t: Target) => devicesIn(await retainedOn(t.url, `${t.base}/bridge/devices`));
+/** Replaces the device's name and address on this network with placeholders. */
+const placeholders = (names: { friendly: string; ieee: string }, text: string) =>
+  // The address first: a device that joined is named by its address.
+  text.split(names.ieee).join('<ieee>').split(names.friendly).join('<name>');
+const namesOf = (t: Target, d: FakeDeviceSpec) => ({ friendly: t.friendly(d), ieee: t.ieee(d) });
+
+/** What each observation gives on real Zigbee2MQTT 2.14.1; the simulator must give the same. */
+const observations: [string, (t: Target) => Promise<unknown>, unknown][] = [
+  [
+    'permit_join without a time is refused as an invalid payload',
+    async (t) => {
+      const from = t.rec.mark();
+      await t.rec.publish(`${t.base}/bridge/request/permit_join`, { value: false, transaction: 'close-1' });
+      return (await t.rec.waitFor(on(`${t.base}/bridge/response/permit_join`), from)).json;
+    },
+    { data: {}, error: 'Invalid payload', status: 'error', transaction: 'close-1' },
+  ],
+  [
+    'a joining device is listed while it is interviewed with no definition key and type Unknown, then with its model',
+    async (t) => {
+      const from = t.rec.mark();
+      await t.rec.publish(`${t.base}/bridge/request/permit_join`, { time: 60, transaction: 'open-1' });
+      const opened = (await t.rec.waitFor(on(`${t.base}/bridge/response/permit_join`), from)).json;
+      const info = (await retainedOn(t.url, `${t.base}/bridge/info`)).json as any;
+      await t.tryJoin(JOINING);
+      const event = (type: string, status?: string) =>
+        on(`${t.base}/bridge/event`, (e) => e.type === type && (status === undefined || e.data.status === status));
+      const started = await t.rec.waitFor(event('device_interview', 'started'), from);
+      const shape = (e: any) =>
+        e && {
+          type: e.type,
+          supported: e.supported,
+          interview_completed: e.interview_completed,
+          interview_state: e.interview_state,
+          definition: 'definition' in e ? e.definition?.model : 'no definition key',
+        };
+      const joined = (started.json as any).data.ieee_address;
+      const during = (await listed(t)).find((e) => e.ieee_address === joined);
+      await t.rec.waitFor(event('device_interview', 'successful'), started.seq);
+      const done = (await listed(t)).find((e) => e.ieee_address === joined);
+      const close = t.rec.mark();
+      await t.rec.publish(`${t.base}/bridge/request/permit_join`, { time: 0, transaction: 'close-2' });
+      const closed = (await t.rec.waitFor(on(`${t.base}/bridge/response/permit_join`), close)).json;
+      const after = (await retainedOn(t.url, `${t.base}/bridge/info`)).json as any;
+      return {
+        opened,
+        infoOpen: [info.permit_join, typeof info.permit_join_end],
+        named: (started.json as any).data.friendly_name === joined,
+        during: shape(during),
+        done: shape(done),
+        closed,
+        infoClosed: [after.permit_join, 'permit_join_end' in after],
+      };
+    },
+    {
+      opened: { data: { time: 60 }, status: 'ok', transaction: 'open-1' },
+      infoOpen: [true, 'number'],
+      named: true,
+      during: {
+        type: 'Unknown',
+        supported: false,
+        interview_completed: false,
+        interview_state: 'IN_PROGRESS',
+        definition: 'no definition key',
+      },
+      done: {
+        type: 'EndDevice',
+        supported: true,
+        interview_completed: true,
+        interview_state: 'SUCCESSFUL',
+        definition: JOINING.expectedModel,
+      },
+      closed: { data: { time: 0 }, status: 'ok', transaction: 'close-2' },
+      infoClosed: [false, false],
+    },
+  ],
+  [
+    'a /set is followed by the new state at once, and device state is not retained',
+    async (t) => {
+      const from = t.rec.mark();
+      await t.rec.publish(`${t.base}/${t.friendly(COLOUR_LIGHT)}/set`, { brightness: 77 });
+      const first = (await t.rec.waitFor(on(`${t.base}/${t.friendly(COLOUR_LIGHT)}`), from)).json as any;
+      const kept = await retainedNow(t.url, `${t.base}/${t.friendly(COLOUR_LIGHT)}`);
+      return { first: [first.state, first.brightness], retained: kept?.text };
+    },
+    { first: ['ON', 77], retained: undefined },
+  ],
+  [
+    'a /get publishes one message per attribute read, each with the whole state',
+    async (t) => {
+      const topic = `${t.base}/${t.friendly(COLOUR_LIGHT)}`;
+      const from = t.rec.mark();
+      await t.rec.publish(`${topic}/get`, { state: '', brightness: '' });
+      const firstRead = await t.rec.waitFor(on(topic), from);
+      const secondRead = await t.rec.waitFor(on(topic), firstRead.seq + 1);
+      return [firstRead, secondRead].map((m: any) => [m.json.state, m.json.brightness]);
+    },
+    [
+      ['ON', 77],
+      ['ON', 77],
+    ],
+  ],
+  [
+    'a /set the device does not answer is one error line with the namespace as a prefix and the base key',
+    async (t) => {
+      const sw = TWO_GANG_SWITCH;
+      await t.failNext(sw);
+      const from = t.rec.mark();
+      await t.rec.publish(`${t.base}/${t.friendly(sw)}/set`, { state_l2: 'OFF' });
+      const log = await t.rec.waitFor(
+        on(`${t.base}/bridge/logging`, (l) => l.level === 'error' && String(l.message).includes(t.friendly(sw))),
+        from,
+      );
+      const entry = log.json as Record<string, string>;
+      const message = placeholders(namesOf(t, sw), String(entry.message));
+      const stateBefore = t.rec
+        .since(
+          from,
+          on(`${t.base}/${t.friendly(sw)}`, (s) => s.state_l2 === 'OFF'),
+        )
+        .filter((m) => m.seq < log.seq);
+      return {
+        keys: Object.keys(entry).sort(),
+        level: entry.level,
+        message: /^z2m: Publish 'set' 'state' to '<name>' failed: 'Error: ZCL command <ieee>\/\d+ /.test(message)
+          ? 'z2m: Publish ... failed: Error: ZCL command ...'
+          : message,
+        stateBefore: stateBefore.length,
+      };
+    },
+    {
+      keys: ['level', 'message'],
+      level: 'error',
+      message: 'z2m: Publish ... failed: Error: ZCL command ...',
+      stateBefore: 0,
+    },
+  ],
+  [
+    'a device that leaves by itself is out of the retained list when device_leave arrives, its availability kept',
+    async (t) => {
+      const d = THERMOSTAT;
+      const names = namesOf(t, d);
+      const from = t.rec.mark();
+      await t.leave(d);
+      const left = await t.rec.waitFor(
+        on(`${t.base}/bridge/event`, (e) => e.type === 'device_leave'),
+        from,
+      );
+      const list = await listed(t);
+      const availability = await retainedNow(t.url, `${t.base}/${names.friendly}/availability`);
+      return {
+        event: JSON.parse(placeholders(names, left.text)),
+        listed: list.some((e) => e.ieee_address === names.ieee),
+        availability: availability?.json,
+      };
+    },
+    {
+      event: { data: { friendly_name: '<name>', ieee_address: '<ieee>' }, type: 'device_leave' },
+      listed: false,
+      availability: { state: 'online' },
+    },
+  ],
+  [
+    'a removal is answered after the list without the device, and the availability stays retained',
+    async (t) => {
+      const names = namesOf(t, JOINING);
+      const missing = t.rec.mark();
+      await t.rec.publish(`${t.base}/bridge/request/device/remove`, { id: 'no_such_device', transaction: 'rm-0' });
+      const unknown = (await t.rec.waitFor(on(`${t.base}/bridge/response/device/remove`), missing)).json;
+      const from = t.rec.mark();
+      await t.rec.publish(`${t.base}/bridge/request/device/remove`, { id: names.ieee, transaction: 'rm-1' });
+      const done = await t.rec.waitFor(on(`${t.base}/bridge/response/device/remove`), from);
+      const list = await listed(t);
+      const availability = await retainedNow(t.url, `${t.base}/${names.friendly}/availability`);
+      return {
+        unknown,
+        done: JSON.parse(placeholders(names, done.text)),
+        listed: list.some((e) => e.ieee_address === names.ieee),
+        availability: availability?.json,
+      };
+    },
+    {
+      unknown: { data: {}, error: "Device 'no_such_device' does not exist", status: 'error', transaction: 'rm-0' },
+      done: {
+        data: { block: false, clear_cache: false, force: false, id: '<ieee>', keep_config: false },
+        status: 'ok',
+        transaction: 'rm-1',
+      },
+      listed: false,
+      availability: { state: 'online' },
+    },
+  ],
+];
+
+describe('the simulator and real Zigbee2MQTT, observed the same way', () => {
+  let sim: Target;
+  let z2m: Target;
+
+  before(async () => {
+    sim = await simulated();
+    z2m = await real();
+  });
+
+  after(async () => {
+    await sim?.stop();
+    await z2m?.stop();
+  });
+
+  for (const [what, observe, expected] of observations)
+    it(`agree: ${what}`, async () => {
+      const onReal = await observe(z2m);
+      assert.deepEqual(onReal, expected, `real Zigbee2MQTT: ${what}`);
+      const onSim = await observe(sim);
+      assert.deepEqual(onSim, onReal, `the simulator differs from real Zigbee2MQTT: ${what}`);
+    });
+});
