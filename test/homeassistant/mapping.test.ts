@@ -374,7 +374,7 @@ describe('conversions and bad payloads', () => {
     for (const payload of ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty']) {
       for (const { dev, e, sub } of targets) {
         const r = e.command?.(sub, payload, dev);
-        assert.equal(r?.ok, false, `${e.id} ${sub} ${payload}: ${JSON.stringify(r)}`);
+        assert.equal(r?.ok, false, `${e.component}:${e.key} ${sub} ${payload}: ${JSON.stringify(r)}`);
       }
     }
   });
