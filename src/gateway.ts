@@ -252,8 +252,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       devices,
       bus,
       streams: [
-        { audience: 'open-api', clients: () => sse.size, dropped: () => sse.dropped },
-        { audience: 'console', clients: () => consoleStream.size, dropped: () => consoleStream.dropped },
+        { audience: 'open-api', clients: () => sse.size, cut: () => sse.dropped },
+        { audience: 'console', clients: () => consoleStream.size, cut: () => consoleStream.dropped },
       ],
     });
     devices.observe(metrics);

@@ -18,7 +18,10 @@ export type Grant = { ok: true; token: string; app_name?: string } | { ok: false
 /** What a press of the link button did. */
 export interface PressResult {
   window_until: string;
-  /** Apps that polled in the last minute and will get their token on their next poll. */
+  /**
+   * The apps this press approved: those that polled in the last minute; each gets its token on
+   * its next poll. Empty: the press goes to the first app that polls in the window, and only to it.
+   */
   waiting_apps: string[];
 }
 
@@ -34,7 +37,8 @@ const LAST_USED_FLUSH_MS = 60_000;
 const WAITING_MS = 60_000;
 // Polls come from anyone on the LAN without a token: bound what they can make the gateway keep.
 const MAX_WAITING = 64;
-const MAX_APPS_PER_WINDOW = 32;
+// A press approves at most this many waiting apps (the most recent), so one press cannot fill the store.
+const MAX_APPS_PER_PRESS = 32;
 
 function hashToken(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
@@ -51,18 +55,25 @@ interface PerApp {
 }
 
 /**
- * Tokens and the link-button window (spec 3 and 5). A press opens a window; within it every
- * poll for an app name gets a token, and repeated polls for the same app name get the same
- * token. The console's pop-up approves (or denies) ONE app instead: that app gets its token on
- * its next poll within the window (the same one for repeated polls); a denied app keeps getting
- * the refusal for the window, and stops showing as waiting. Tokens are kept hashed (SHA-256: they are 256-bit random, so a slow hash adds nothing)
- * and looked up through an in-memory index so that authorising a request never touches the disk.
+ * Tokens and the link-button window (spec 3 and 5). A press approves the apps that were waiting
+ * at that moment (polled in the last minute; the presser sees their names), or, when none was,
+ * the first app that polls within the window: most clients poll first and the user then presses,
+ * some start polling after the press. An app name that first polls after the press is not
+ * approved by it (it waits for the next press or the console), so a process racing the press
+ * under made-up names gets nothing the presser did not see (docs/security.md). Repeated polls
+ * of one app in the window get the same token. The console's pop-up approves (or denies) ONE
+ * app: that app gets its token on its next poll within the window; a denied app keeps getting
+ * the refusal for the window and stops showing as waiting. Tokens are kept hashed (SHA-256: they
+ * are 256-bit random, so a slow hash adds nothing) and looked up through an in-memory index so
+ * that authorising a request never touches the disk.
  */
 export class TokenService {
   private readonly byHash = new Map<string, Row>();
   private windowUntil = 0;
-  /** Tokens issued in the current window, by app name, so duplicate polls get the same one. */
-  private issued = new Map<string, string>();
+  /** The apps the current press approved, with the token once issued (duplicate polls get the same one). */
+  private pressed = new Map<string, string | undefined>();
+  /** The current press found no app waiting: the first app to poll within the window takes it. */
+  private claimable = false;
   private readonly waiting = new Map<string, number>();
   private readonly approved = new Map<string, PerApp>();
   private readonly denied = new Map<string, PerApp>();
@@ -83,16 +94,21 @@ export class TokenService {
   press(): PressResult {
     const now = this.clock.now();
     this.windowUntil = now + this.windowMs;
-    this.issued = new Map();
+    const approved = this.waitingApps().slice(-MAX_APPS_PER_PRESS);
+    this.pressed = new Map(approved.map((app) => [app, undefined]));
+    this.claimable = approved.length === 0;
+    for (const app of approved) this.waiting.delete(app);
     this.bus?.publish('link#window', { payload: this.windowState() });
-    return { window_until: new Date(this.windowUntil).toISOString(), waiting_apps: this.waitingApps() };
+    if (approved.length > 0) this.bus?.publish('link#waiting', { payload: { apps: this.waitingApps() } });
+    return { window_until: new Date(this.windowUntil).toISOString(), waiting_apps: approved };
   }
 
   /** Closes the link window now. */
   closeWindow(): void {
     const wasOpen = this.clock.now() < this.windowUntil;
     this.windowUntil = 0;
-    this.issued = new Map();
+    this.pressed = new Map();
+    this.claimable = false;
     if (wasOpen) this.bus?.publish('link#window', { payload: { open: false, until: null } });
   }
 
@@ -154,25 +170,28 @@ export class TokenService {
     }
     const denial = this.denied.get(key);
     if (denial && now < denial.until) return { ok: false };
-    if (now >= this.windowUntil) {
-      const isNew = !this.waiting.has(key);
-      if (isNew && this.waiting.size >= MAX_WAITING) {
-        const oldest = this.waiting.keys().next().value as string;
-        this.waiting.delete(oldest);
+    if (now < this.windowUntil) {
+      if (this.claimable && !this.pressed.has(key)) {
+        this.claimable = false;
+        this.pressed.set(key, undefined);
       }
-      this.waiting.delete(key);
-      this.waiting.set(key, now);
-      if (isNew) this.bus?.publish('link#waiting', { payload: { apps: this.waitingApps() } });
-      return { ok: false };
+      if (this.pressed.has(key)) {
+        const token = this.pressed.get(key) ?? this.create(appName ?? null);
+        this.pressed.set(key, token);
+        this.waiting.delete(key);
+        return appName === undefined ? { ok: true, token } : { ok: true, token, app_name: appName };
+      }
+    }
+    // Not approved: the app waits (shown on the console, approved by the next press).
+    const isNew = !this.waiting.has(key);
+    if (isNew && this.waiting.size >= MAX_WAITING) {
+      const oldest = this.waiting.keys().next().value as string;
+      this.waiting.delete(oldest);
     }
     this.waiting.delete(key);
-    let token = this.issued.get(key);
-    if (!token) {
-      if (this.issued.size >= MAX_APPS_PER_WINDOW) return { ok: false };
-      token = this.create(appName ?? null);
-      this.issued.set(key, token);
-    }
-    return appName === undefined ? { ok: true, token } : { ok: true, token, app_name: appName };
+    this.waiting.set(key, now);
+    if (isNew) this.bus?.publish('link#waiting', { payload: { apps: this.waitingApps() } });
+    return { ok: false };
   }
 
   /** Creates and stores a token (committed before it is returned). */
@@ -234,7 +253,8 @@ export class TokenService {
   revoke(id: string): boolean {
     const changes = this.db.prepare('DELETE FROM tokens WHERE id = ?').run(id).changes;
     for (const [key, row] of this.byHash) if (row.id === id) this.byHash.delete(key);
-    for (const [app, token] of this.issued) if (!this.verifyQuiet(token)) this.issued.delete(app);
+    // The app stays approved by the press: its next poll in the window gets a new token.
+    for (const [app, token] of this.pressed) if (token && !this.verifyQuiet(token)) this.pressed.set(app, undefined);
     for (const [app, a] of this.approved) if (a.token && !this.verifyQuiet(a.token)) this.approved.delete(app);
     if (changes > 0) this.bus?.publish('token#revoked', { payload: { token_id: id } });
     return changes > 0;

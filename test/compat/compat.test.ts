@@ -406,6 +406,9 @@ describe('Requests', () => {
     // Polls answered at once: many concurrent polls all get the token.
     const burst = await Promise.all(Array.from({ length: 20 }, () => poll('poller')));
     assert.ok(burst.every((r) => r.json.data.token === ra?.token));
+    // An app that first asks after the press is not approved by it (docs/security.md); its own press is.
+    assert.equal((await poll('another-app')).text, LINK_NOT_PRESSED);
+    assert.deepEqual(gw.gateway.tokens.press().waiting_apps, ['another-app']);
     const other = await poll('another-app');
     assert.equal(other.json.error, 0);
     assert.notEqual(other.json.data.token, ra?.token, 'another app gets its own token');

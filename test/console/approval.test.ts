@@ -95,9 +95,12 @@ describe('approving one app from the console', () => {
     assert.equal('app_name' in grant, false);
   });
 
-  test('the link button still lets every app in (opencube link)', () => {
-    const { tokens } = rig();
+  test('the link button lets in the apps waiting at the press, and the pop-ups close (opencube link)', () => {
+    const { tokens, waiting } = rig();
+    tokens.poll('a');
+    tokens.poll('b');
     tokens.press();
+    assert.deepEqual(waiting.at(-1), []);
     assert.ok(tokens.poll('a').ok);
     assert.ok(tokens.poll('b').ok);
   });

@@ -44,7 +44,8 @@ describe('link flow over HTTP', () => {
     const gw = await startGateway();
     t.after(() => gw.stop());
     assert.deepEqual(await pollWithBody(gw.url, '{"app_name":"body-app"}'), REFUSED);
-    gw.gateway.tokens.press();
+    assert.deepEqual(await pollWithBody(gw.url, 'not json'), REFUSED);
+    assert.deepEqual(gw.gateway.tokens.press().waiting_apps, ['body-app', '']);
     const granted = await pollWithBody(gw.url, '{"app_name":"body-app"}');
     assert.equal(granted.error, 0);
     assert.equal(granted.data.app_name, 'body-app');
@@ -53,13 +54,18 @@ describe('link flow over HTTP', () => {
     assert.deepEqual(Object.keys(garbage.data), ['token']);
   });
 
-  it('grants at most 32 apps in one window, so an open window cannot fill the store', async (t) => {
+  it('approves at most the 32 most recent of the apps waiting at a press, so a press cannot fill the store', async (t) => {
     const gw = await startGateway();
     t.after(() => gw.stop());
-    gw.gateway.tokens.press();
-    for (let i = 0; i < 32; i++) assert.equal((await poll(gw.url, `app-${i}`)).json.error, 0);
-    assert.deepEqual((await poll(gw.url, 'app-32')).json, REFUSED);
-    assert.equal((await poll(gw.url, 'app-0')).json.error, 0, 'an app already granted still gets its token');
+    for (let i = 0; i < 40; i++) assert.deepEqual((await poll(gw.url, `app-${i}`)).json, REFUSED);
+    const press = gw.gateway.tokens.press();
+    assert.deepEqual(
+      press.waiting_apps,
+      Array.from({ length: 32 }, (_, i) => `app-${i + 8}`),
+    );
+    for (let i = 8; i < 40; i++) assert.equal((await poll(gw.url, `app-${i}`)).json.error, 0);
+    assert.deepEqual((await poll(gw.url, 'app-0')).json, REFUSED);
+    assert.equal((await poll(gw.url, 'app-8')).json.error, 0, 'an app already granted still gets its token');
     assert.equal(gw.gateway.tokens.list().length, 32);
   });
 
@@ -86,7 +92,8 @@ describe('link flow over HTTP', () => {
   it('gives duplicate polls of one app the same token, other apps other tokens, on v1 and v2', async (t) => {
     const gw = await startGateway();
     t.after(() => gw.stop());
-    gw.gateway.tokens.press();
+    for (const app of ['A', 'B', undefined]) assert.deepEqual((await poll(gw.url, app)).json, REFUSED);
+    assert.deepEqual(gw.gateway.tokens.press().waiting_apps, ['A', 'B', '']);
     const a1 = (await poll(gw.url, 'A', 'v1')).json.data.token;
     const a2 = (await poll(gw.url, 'A', 'v2')).json.data.token;
     const a3 = (await poll(gw.url, 'A', 'V2')).json.data.token;
@@ -167,6 +174,7 @@ describe('link flow over HTTP', () => {
   it('stores tokens hashed: the plaintext is in no file of the data folder', async (t) => {
     const gw = await startGateway();
     t.after(() => gw.stop());
+    for (const app of ['A', 'B']) await poll(gw.url, app);
     gw.gateway.tokens.press();
     const tokens = [(await poll(gw.url, 'A')).json.data.token, (await poll(gw.url, 'B')).json.data.token];
     const check = () => {

@@ -16,6 +16,7 @@ import mqtt from 'mqtt';
 import { createLogger } from '../../src/lib/logger.ts';
 import { REDACTED, redactText, redactValue } from '../../src/lib/redact.ts';
 import { cameraBody } from '../camera/bodies.ts';
+import { consoleClient } from '../console/client.ts';
 import { freePort, runCli, spawnCli, startArgs } from '../helpers/cli.ts';
 import { call, rest, tempDir, waitForValue } from '../helpers/foundation.ts';
 import { endpoint, sendEvent, startService } from '../helpers/thirdparty.ts';
@@ -118,6 +119,9 @@ describe('the gateway at trace, through a whole scenario', () => {
       rtsp: 'rtsp-pass-5',
       tts: 'tts-pass-1',
       wrongToken: 'wrong-token-value-4711',
+      consolePassword: 'console-pass-2718',
+      newConsolePassword: 'console-pass-3141',
+      wrongConsolePassword: 'console-pass-1618',
     };
     const broker = await securedBroker('z2m', secrets.mqtt);
     t.after(() => broker.close());
@@ -152,6 +156,30 @@ describe('the gateway at trace, through a whole scenario', () => {
     });
     await proc.waitForOutput(/opencube listening on /);
     await waitForValue(async () => (await call(base, 'GET', '/ready')).status === 200, 15_000, 'ready');
+
+    // The console: the setup code from the log sets the password, then logins, a wrong one, a
+    // password change, the console API used with the session cookie, a logout.
+    const setupCode = /setup code ([A-Z2-9]{5}-[A-Z2-9]{5})/.exec(proc.stderr())?.[1] as string;
+    assert.ok(setupCode, 'the setup code is announced at start');
+    const admin = consoleClient(base);
+    const setup = await admin.call('POST', '/auth/setup', { code: setupCode, password: secrets.consolePassword });
+    assert.equal(setup.status, 200, JSON.stringify(setup.body));
+    const cookies = [admin.cookie as string];
+    assert.equal((await admin.call('POST', '/auth/setup', { code: setupCode, password: 'x'.repeat(12) })).status, 409);
+    const other = consoleClient(base);
+    assert.equal((await other.login(secrets.wrongConsolePassword)).status, 401);
+    assert.equal((await other.login(secrets.consolePassword)).status, 200);
+    cookies.push(other.cookie as string);
+    assert.equal((await other.call('GET', '/devices')).status, 200);
+    const changed = await other.call('PUT', '/auth/password', {
+      current: secrets.consolePassword,
+      password: secrets.newConsolePassword,
+    });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    cookies.push(other.cookie as string);
+    assert.equal((await other.call('GET', '/sessions')).status, 200);
+    assert.equal((await other.call('POST', '/auth/logout')).status, 200);
+    for (const c of cookies) assert.match(c, /^[\w-]{43}$/);
 
     // The link button, the way clients get a token.
     const poll = () => call(base, 'GET', `${rest('v2', 'bridge/access_token')}?app_name=scenario`);
@@ -240,13 +268,19 @@ describe('the gateway at trace, through a whole scenario', () => {
         lines.some((l) => (msg.endsWith(' ') ? JSON.parse(l).msg.startsWith(msg) : JSON.parse(l).msg === msg)),
         `a "${msg}" line was written`,
       );
-    for (const [what, secret] of Object.entries({ ...secrets, token }))
+    const cookieSecrets = Object.fromEntries(cookies.map((c, i) => [`session cookie ${i}`, c]));
+    for (const [what, secret] of Object.entries({ ...secrets, ...cookieSecrets, token }))
       assert.equal(
         written.includes(secret),
         false,
         `the ${what} secret was written: ${written.slice(Math.max(0, written.indexOf(secret) - 300), written.indexOf(secret) + 100)}`,
       );
     assert.equal(written.includes(encodeURIComponent(token)), false);
+    // The setup code is announced once at start (how the owner gets it), and never again: not
+    // when it was used, nor when it was tried after.
+    const withCode = written.split('\n').filter((l) => l.includes(setupCode));
+    assert.equal(withCode.length, 1, withCode.join('\n'));
+    assert.equal(JSON.parse(withCode[0] as string).msg, `console: no password set yet; setup code ${setupCode}`);
     assert.ok(written.includes(REDACTED), 'something was taken out');
   });
 });

@@ -5,8 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import { connect } from 'node:net';
 import { describe, it } from 'node:test';
-import { call, rest, startGateway } from '../helpers/foundation.ts';
+import { call, eventually, rest, startGateway } from '../helpers/foundation.ts';
 import { openEvents } from '../helpers/sse.ts';
 import { endpoint, sendEvent, sendJson, startService, successReply } from '../helpers/thirdparty.ts';
 import { metricValue, scrape } from './metrics-text.ts';
@@ -127,7 +128,7 @@ describe('metrics that move', () => {
       2,
     );
     assert.equal(metricValue(s1, 'opencube_event_stream_clients', { audience: 'open-api' }), 1);
-    assert.equal(metricValue(s1, 'opencube_events_dropped_total', { audience: 'open-api' }), 0);
+    assert.equal(metricValue(s1, 'opencube_event_stream_clients_cut_total', { audience: 'open-api' }), 0);
     assert.ok(
       (metricValue(s1, 'opencube_store_write_seconds_count') ?? 0) > writes0,
       'the sync and the state were written',
@@ -146,5 +147,35 @@ describe('metrics that move', () => {
       3,
       'scrapes count only themselves',
     );
+  });
+});
+
+describe('a slow event stream client', () => {
+  it('is counted as one client cut in opencube_event_stream_clients_cut_total', async (t) => {
+    const g = await startGateway({ overrides: { metrics: 'open', sse: { client_queue_bytes: 64 * 1024 } } });
+    t.after(() => g.stop());
+    const token = g.token('slow-reader');
+    const before = await scrape(g.url);
+    assert.equal(metricValue(before, 'opencube_event_stream_clients_cut_total', { audience: 'open-api' }), 0);
+
+    // A client that opens the stream and then reads nothing: its socket fills, then its queue.
+    const socket = connect(Number(new URL(g.url).port), '127.0.0.1');
+    t.after(() => socket.destroy());
+    socket.on('error', () => {});
+    await new Promise<void>((done) => socket.once('connect', () => done()));
+    socket.write(`GET /open-api/v2/sse/bridge?access_token=${token} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    await eventually(() => g.gateway.sse.size === 1, 10_000, 'the stream is open');
+    socket.pause();
+    const pad = 'p'.repeat(32 * 1024);
+    for (let i = 0; i < 2000 && g.gateway.sse.size > 0; i++) {
+      g.gateway.bus.publish('device#updateDeviceState', { endpoint: { serial_number: 'd' }, payload: { pad, i } });
+      await new Promise((r) => setImmediate(r));
+    }
+    assert.equal(g.gateway.sse.size, 0, 'the slow client was cut');
+
+    const after = await scrape(g.url);
+    assert.equal(metricValue(after, 'opencube_event_stream_clients_cut_total', { audience: 'open-api' }), 1);
+    assert.equal(metricValue(after, 'opencube_event_stream_clients_cut_total', { audience: 'console' }), 0);
+    assert.equal(metricValue(after, 'opencube_events_dropped_total'), undefined, 'no metric claims events were lost');
   });
 });

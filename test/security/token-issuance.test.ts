@@ -3,11 +3,17 @@
  * user's browser (which sends an Origin, and which the browser only lets read answers that allow
  * its origin) or a DNS-rebinding page (which reaches the gateway under a name of its own) polls
  * G1: it gets no token. Native clients and servers (no Origin, the gateway's address) still do.
+ * And one press approves only the apps the presser was shown (those waiting at the press), or,
+ * when none was waiting, the first app that asks: not every name a process races in.
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { EventBus } from '../../src/core/event-bus.ts';
 import { isOwnHost } from '../../src/core/gateway-info.ts';
+import { TokenService } from '../../src/core/tokens.ts';
+import { openDb } from '../../src/store/db.ts';
+import { ManualClock } from '../helpers/clock.ts';
 import { rest, startGateway, type TestGateway } from '../helpers/foundation.ts';
 
 let g: TestGateway;
@@ -101,5 +107,78 @@ describe('token issuance (G1) and web pages', () => {
       assert.equal(isOwnHost(own, names), true, String(own));
     for (const other of ['evil.example', 'box.evil.example', '10.0.0.2.nip.io', 'cube.local.evil'])
       assert.equal(isOwnHost(other, names), false, other);
+  });
+});
+
+describe('what one press of the link button approves', () => {
+  const WINDOW = 300_000;
+  function rig() {
+    const clock = new ManualClock();
+    const tokens = new TokenService(openDb(':memory:'), WINDOW, clock, new EventBus());
+    return { clock, tokens };
+  }
+
+  it('approves the apps waiting at the press, and names them to the presser', () => {
+    const { tokens, clock } = rig();
+    tokens.poll('Node-RED');
+    clock.advance(5_000);
+    tokens.poll(undefined);
+    assert.deepEqual(tokens.press().waiting_apps, ['Node-RED', '']);
+    clock.advance(WINDOW - 1);
+    assert.ok(tokens.poll('Node-RED').ok);
+    assert.ok(tokens.poll(undefined).ok);
+  });
+
+  it('does not approve an app name that first polls after the press: it waits for the next press', () => {
+    const { tokens } = rig();
+    tokens.poll('Node-RED');
+    tokens.press();
+    for (const racer of ['Node-RED ', 'node-red', 'Homebridge', 'evil-0', ''])
+      assert.deepEqual(tokens.poll(racer), { ok: false }, JSON.stringify(racer));
+    assert.ok(tokens.poll('Node-RED').ok);
+    assert.equal(tokens.list().length, 1, 'one token, for the app the presser saw');
+    assert.deepEqual(tokens.waitingApps(), ['Node-RED ', 'node-red', 'Homebridge', 'evil-0', '']);
+    assert.deepEqual(tokens.press().waiting_apps, ['Node-RED ', 'node-red', 'Homebridge', 'evil-0', '']);
+  });
+
+  it('goes to the first app that asks when none was waiting (clients that start after the press), and to it alone', () => {
+    const { tokens, clock } = rig();
+    assert.deepEqual(tokens.press().waiting_apps, []);
+    clock.advance(60_000);
+    const first = tokens.poll('Python client');
+    assert.ok(first.ok);
+    assert.deepEqual(tokens.poll('Homebridge'), { ok: false });
+    assert.deepEqual(tokens.poll(undefined), { ok: false });
+    const again = tokens.poll('Python client');
+    assert.ok(again.ok && again.token === first.token, 'its repeated polls get the same token');
+    assert.deepEqual(
+      tokens.list().map((t) => t.app_name),
+      ['Python client'],
+    );
+  });
+
+  it('forgets apps that stopped polling a minute before the press', () => {
+    const { tokens, clock } = rig();
+    tokens.poll('gone');
+    clock.advance(61_000);
+    tokens.poll('here');
+    assert.deepEqual(tokens.press().waiting_apps, ['here']);
+    assert.deepEqual(tokens.poll('gone'), { ok: false });
+  });
+
+  it('over HTTP: two loops of one app polling before the press get one token; a name raced in after gets none', async () => {
+    const port = new URL(g.url).port;
+    const host = { host: `127.0.0.1:${port}` };
+    assert.equal((await poll(host, 'Node-RED')).json.error, 401);
+    const press = g.gateway.tokens.press();
+    try {
+      assert.deepEqual(press.waiting_apps, ['Node-RED']);
+      const [a, b] = await Promise.all([poll(host, 'Node-RED'), poll(host, 'Node-RED')]);
+      assert.equal(a.json.data.token, b.json.data.token);
+      const racer = await poll(host, 'racer');
+      assert.deepEqual(racer.json, { error: 401, data: {}, message: 'link button not pressed' });
+    } finally {
+      g.gateway.tokens.closeWindow();
+    }
   });
 });

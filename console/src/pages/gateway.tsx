@@ -219,6 +219,13 @@ function SpeakerView({ data }: { data: GatewayData }) {
   );
 }
 
+/** Presses the link button and names the apps the press let in (docs/security.md). */
+async function pressLink(): Promise<void> {
+  const r = await act('Link window open for 5 minutes.', () => api<{ waiting_apps: string[] }>('POST', '/link/press'));
+  if (r && r.waiting_apps.length > 0)
+    notify('ok', `Approved: ${r.waiting_apps.map((a) => a || '(an app without a name)').join(', ')}.`);
+}
+
 function Tokens() {
   const [tokens, setTokens] = useState<TokenInfo[]>([]);
   const version = tokensVersion.value;
@@ -232,15 +239,12 @@ function Tokens() {
     <>
       <p>
         {w.open
-          ? `Any app may get a token until ${when(w.until)}.`
-          : 'Apps that ask for access show as a pop-up here. You may also let any app connect for 5 minutes.'}
+          ? `The link window is open until ${when(w.until)}: it lets in the apps that were asking when it opened, or, if none was, the first app that asks.`
+          : 'Apps that ask for access show as a pop-up here. You may also press the link button: it lets in the apps asking now, or, if none is, the next app that asks.'}
       </p>
       {!w.open && (
-        <button
-          type="button"
-          onClick={() => void act('Link window open for 5 minutes.', () => api('POST', '/link/press'))}
-        >
-          Let any app connect for 5 minutes
+        <button type="button" onClick={() => void pressLink()}>
+          Press the link button
         </button>
       )}
       {tokens.length === 0 ? (

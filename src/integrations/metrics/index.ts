@@ -16,7 +16,7 @@ export interface MetricsSources {
   devices: DeviceService;
   bus: EventBus;
   /** Each event stream audience: its clients now, and the slow clients it cut so far. */
-  streams: readonly { audience: string; clients(): number; dropped(): number }[];
+  streams: readonly { audience: string; clients(): number; cut(): number }[];
 }
 
 /** Buckets (seconds) of command latency: a command waits at most about 4 s (D4). */
@@ -60,14 +60,16 @@ export class GatewayMetrics implements CommandObserver {
         for (const s of sources.streams) this.set({ audience: s.audience }, s.clients());
       },
     });
+    // Clients cut, not events: the events a cut client missed are not lost (it resumes with
+    // Last-Event-ID from the replay ring), so a count of them would say nothing true.
     new Counter({
-      name: 'opencube_events_dropped_total',
-      help: 'Event stream clients cut for being too slow (each missed the events after it, until it resumes), by audience',
+      name: 'opencube_event_stream_clients_cut_total',
+      help: 'Event stream clients cut for being too slow (each resumes with Last-Event-ID), by audience',
       labelNames: ['audience'],
       registers,
       collect() {
         this.reset();
-        for (const s of sources.streams) this.inc({ audience: s.audience }, s.dropped());
+        for (const s of sources.streams) this.inc({ audience: s.audience }, s.cut());
       },
     });
     this.commands = new Counter({

@@ -2,8 +2,8 @@
  * Access requests (spec 3): every app that polls G1 without approval shows as a pop-up on every
  * console; approving or denying it on one closes it on the others (the token service publishes
  * the new waiting list). Approve gives that app its token on its next poll; deny keeps it
- * refused for the window. Pressing the link button (as `opencube link` does) opens the window
- * for every app.
+ * refused for the window. Pressing the link button (as `opencube link` does) approves the apps
+ * waiting at that moment, which it names, or the first app that asks if none was (TokenService).
  */
 import { obj, str } from '../../../catalog/schema.ts';
 import { type ConsoleRoute, consoleRoute, ok } from '../route.ts';
