@@ -439,16 +439,12 @@ function LiveSetting({ row, renamed }: { row: SettingRow; renamed: (name: string
     >
       <label>
         {label}
-        {numeric ? (
-          <input
-            type="number"
-            name={row.key}
-            value={draft}
-            onInput={(e) => setDraft((e.target as HTMLInputElement).value)}
-          />
-        ) : (
-          <input name={row.key} value={draft} onInput={(e) => setDraft((e.target as HTMLInputElement).value)} />
-        )}
+        <input
+          type={numeric ? 'number' : 'text'}
+          name={row.key}
+          value={draft}
+          onInput={(e) => setDraft((e.target as HTMLInputElement).value)}
+        />
       </label>
       <button type="submit" disabled={draft === String(value)}>
         Save
