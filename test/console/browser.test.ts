@@ -254,7 +254,10 @@ describe('the console in a browser', () => {
     await desk.getByText('Beep bootComplete.').waitFor();
     // A setting that changes at once: the gateway's name, in this console's header and in G-bridge.
     await desk.getByLabel('Gateway name').fill('Hall cube');
-    await desk.locator('form', { has: desk.getByLabel('Gateway name') }).getByRole('button', { name: 'Save' }).click();
+    await desk
+      .locator('form', { has: desk.getByLabel('Gateway name') })
+      .getByRole('button', { name: 'Save' })
+      .click();
     await desk.getByText('Gateway name saved.').waitFor();
     await desk.locator('.top .brand', { hasText: 'Hall cube' }).waitFor();
     await desk.getByRole('heading', { name: 'Hall cube' }).waitFor();

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { type Esp32StandIn, makeJpegs, startEsp32 } from '../camera/servers.ts';
+import { waitForValue } from '../helpers/foundation.ts';
 import { launch, logIn, openConsole, PHONE, shoot } from './browser.ts';
 import { buildConsole, type GatewayProcess, setPasswordCli, startGatewayProcess } from './rig.ts';
 
@@ -18,11 +19,18 @@ const NAME = 'Porch camera';
 async function pictureWidth(page: Page, alt: string): Promise<number> {
   const img = page.getByRole('img', { name: alt });
   await img.waitFor();
-  await page.waitForFunction(
-    (a) => [...document.querySelectorAll('img')].some((i) => i.alt === a && i.complete && i.naturalWidth > 0),
-    alt,
+  // Polled from here: the console's CSP forbids the string evaluation waitForFunction would need.
+  return waitForValue(
+    async () => {
+      const width = await img.evaluate((i) => {
+        const el = i as unknown as { complete: boolean; naturalWidth: number };
+        return el.complete ? el.naturalWidth : 0;
+      });
+      return width > 0 ? width : undefined;
+    },
+    15_000,
+    `the picture "${alt}"`,
   );
-  return img.evaluate((i) => (i as HTMLImageElement).naturalWidth);
 }
 
 describe('cameras in the console, in a browser, on a gateway without Zigbee', () => {

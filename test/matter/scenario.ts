@@ -717,7 +717,8 @@ try {
     seen.offAdvice = cli('matter', 'codes');
     await page.reload();
     await page.getByRole('button', { name: 'Turn on the Matter bridge' }).click();
-    await qr.waitFor();
+    // Starting the bridge (its endpoints for every device) can outlast the 15 s default on a busy box.
+    await qr.waitFor({ timeout: 120_000 });
     const on = (await web.call('GET', '/matter')).body;
     seen.turnedOn = { enabled: on.enabled, chosen_by: on.chosen_by, sameCode: on.manual_pairing_code === manual };
   } finally {
