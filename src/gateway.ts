@@ -44,6 +44,7 @@ import { type Clock, systemClock } from './lib/clock.ts';
 import { createLogger, isLogLevel, type LogLevel } from './lib/logger.ts';
 import { type MdnsHandle, mdnsHostName, startMdns } from './mdns.ts';
 import { changedSettings, type SettingDef, type Settings, settingDefs } from './settings/index.ts';
+import { applyStoredSettings, setByConsole, setLive } from './settings/live.ts';
 import { type Db, KvStore, openDb } from './store/db.ts';
 
 export interface GatewayOptions {
@@ -169,6 +170,10 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   const db = openDb(paths.db);
   if (restored) log.warn({ db: paths.db }, 'the store was restored from a backup');
   const kv = new KvStore(db);
+  // What the console set while running (the name, the beeps) wins over flags, as it was left.
+  const stored = applyStoredSettings(settings, kv);
+  if (stored.dropped.length > 0)
+    log.warn({ settings: stored.dropped }, 'settings set in the console are no longer valid: left out');
   // Event ids rise across restarts, so a Last-Event-ID from before a restart is seen as a gap: each
   // start takes a range above the clock and above the previous start (a box without a real-time
   // clock may boot with its clock behind).
@@ -293,7 +298,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   });
   // The names clients reach the gateway by (beside IP addresses and localhost): token requests
   // under any other name come from a DNS-rebinding page.
-  const ownNames = [
+  const ownNames = () => [
     hostname(),
     `${hostname()}.local`,
     mdnsHostName(settings),
@@ -342,7 +347,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     speaker,
     runtime,
     info,
-    ownHost: (host) => isOwnHost(host, ownNames),
+    ownHost: (host) => isOwnHost(host, ownNames()),
     restart: () => opts.onRestart?.(),
     devices,
     inbox,
@@ -369,7 +374,29 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
         key: d.key,
         value: d.key.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown>)?.[k], settings),
         description: d.description,
+        live: d.live === true,
+        set_in_console: d.live === true && setByConsole(kv, d.key),
       })),
+    setSetting: (key: string, value: unknown) => {
+      const was = setLive(settings, kv, key, value);
+      // The beeps read their switches and volume from `settings` each time; the name is read by
+      // G-bridge (cached), the token requests' host check and mDNS, which advertises it afresh.
+      if (key === 'name') {
+        infoCache = undefined;
+        if (mdns) {
+          const running = mdns;
+          mdns = undefined;
+          mdnsTurns = mdnsTurns
+            .then(() => running.stop())
+            .then(() => {
+              if (!stopping) mdns = startMdns(settings, boundPort, log);
+            })
+            .catch((err) => log.warn({ err }, 'mDNS could not advertise the new name'));
+        }
+      }
+      log.info({ setting: key, value, was }, 'setting changed in the console');
+      return was;
+    },
     logLevel: { get: () => log.level, set: (level: LogLevel) => gateway.setLogLevel(level) },
     maintenance: {
       backup: () =>
@@ -425,6 +452,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
 
   let control: ControlServer | undefined;
   let mdns: MdnsHandle | undefined;
+  // A rename re-advertises: one stop-and-start at a time, and stop() waits for the last.
+  let mdnsTurns: Promise<unknown> = Promise.resolve();
   let homeassistant: { stop(): Promise<void> } | undefined;
   let stopping: Promise<void> | undefined;
   let wrotePid = false;
@@ -512,6 +541,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     stop() {
       // A second call waits for the same stop: its caller may reuse the data folder once it resolves.
       stopping ??= (async () => {
+        await mdnsTurns;
         await mdns?.stop();
         sse.stop();
         consoleStream.stop();

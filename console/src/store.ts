@@ -16,6 +16,8 @@ export const devicesLoaded = signal(false);
 export const waiting = signal<string[]>([]);
 export const linkWindow = signal<Window>({ open: false, until: null });
 export const pairing = signal<Window>({ open: false, until: null });
+/** What this gateway's drivers pair (`zigbee`); empty when nothing does (no pairing button then). */
+export const pairingTypes = signal<string[]>([]);
 export const alarm = signal<AlarmStatus | null>(null);
 export const live = signal<'connecting' | 'live' | 'lost'>('connecting');
 /** Bumped on every arm or alarm event: the security page reads itself again. */
@@ -108,9 +110,10 @@ export async function refreshDevice(serial: string): Promise<void> {
 }
 
 export async function loadDevices(): Promise<void> {
-  const r = await api<{ devices: Device[]; pairing: Window }>('GET', '/devices');
+  const r = await api<{ devices: Device[]; pairing: Window; pairing_types: string[] }>('GET', '/devices');
   devices.value = r.devices;
   pairing.value = r.pairing;
+  pairingTypes.value = r.pairing_types;
   devicesLoaded.value = true;
 }
 

@@ -93,7 +93,8 @@ export function flagName(def: SettingDef): string {
   return def.flag ?? def.key.replace(/[._]/g, '-');
 }
 
-function parseValue(def: SettingDef, raw: unknown, source: string): unknown {
+/** One value of a setting, checked against its schema; throws SettingsError naming the setting and `source`. */
+export function parseValue(def: SettingDef, raw: unknown, source: string): unknown {
   const where = `${def.key} (from ${source})`;
   switch (def.type) {
     case 'int': {
@@ -135,7 +136,8 @@ function parseValue(def: SettingDef, raw: unknown, source: string): unknown {
   }
 }
 
-function setPath(target: Record<string, unknown>, key: string, value: unknown): void {
+/** Sets a dotted key in a nested object. */
+export function setPath(target: Record<string, unknown>, key: string, value: unknown): void {
   const parts = key.split('.');
   let node = target;
   for (const part of parts.slice(0, -1)) {
@@ -145,7 +147,8 @@ function setPath(target: Record<string, unknown>, key: string, value: unknown): 
   node[parts[parts.length - 1] as string] = value;
 }
 
-function getPath(source: Record<string, unknown>, key: string): unknown {
+/** Reads a dotted key from a nested object. */
+export function getPath(source: Record<string, unknown>, key: string): unknown {
   let node: unknown = source;
   for (const part of key.split('.')) {
     if (node === null || typeof node !== 'object') return undefined;

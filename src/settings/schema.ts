@@ -16,6 +16,8 @@ export interface SettingDef {
   values?: readonly string[];
   /** CLI flag without the leading dashes; by default the key with dots and underscores as dashes. */
   flag?: string;
+  /** The console can change it while the gateway runs (kept in the store; src/settings/live.ts). */
+  live?: true;
 }
 
 export const settingDefs = [
@@ -34,7 +36,13 @@ export const settingDefs = [
     default: './data',
     description: 'Folder for the SQLite store (gateway.db) and the local control socket.',
   },
-  { key: 'name', type: 'string', default: 'opencube', description: 'Gateway name, served by GET bridge.' },
+  {
+    key: 'name',
+    type: 'string',
+    default: 'opencube',
+    description: 'Gateway name, served by GET bridge.',
+    live: true,
+  },
   {
     key: 'domain',
     type: 'string',
@@ -305,36 +313,42 @@ export const settingDefs = [
     min: 0,
     max: 100,
     description: 'Volume of the beeps on gateway events (under the gateway volume).',
+    live: true,
   },
   {
     key: 'audio.beeps.boot_complete',
     type: 'bool',
     default: true,
     description: 'Beep `bootComplete` when the gateway has started.',
+    live: true,
   },
   {
     key: 'audio.beeps.device_discovered',
     type: 'bool',
     default: true,
     description: 'Beep `deviceDiscovered` when a device is added.',
+    live: true,
   },
   {
     key: 'audio.beeps.armed',
     type: 'bool',
     default: true,
     description: 'Beep `system Armed` when a security mode is armed.',
+    live: true,
   },
   {
     key: 'audio.beeps.disarmed',
     type: 'bool',
     default: true,
     description: 'Beep `system Disarmed` when a security mode is disarmed.',
+    live: true,
   },
   {
     key: 'audio.beeps.factory_reset',
     type: 'bool',
     default: true,
     description: 'Beep `factoryReset` after a factory reset.',
+    live: true,
   },
   {
     key: 'camera.max_cameras',

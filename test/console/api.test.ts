@@ -377,6 +377,22 @@ describe('the API on the simulated network', () => {
     assert.equal((await again.call('GET', '/devices')).status, 200, 'the session was in the backup');
   });
 
+  test('the device list says what this gateway pairs: Zigbee with a Zigbee network, nothing with zigbee.mode off', async (t) => {
+    const { g, c } = await simGateway();
+    t.after(() => g.stop());
+    assert.deepEqual((await c.call('GET', '/devices')).body.pairing_types, ['zigbee']);
+    const off = await startGateway({ overrides: { zigbee: { mode: 'off' } } });
+    t.after(() => off.stop());
+    await off.gateway.setConsolePassword(PASSWORD);
+    const o = consoleClient(off.url);
+    await o.login(PASSWORD);
+    // Nothing pairs: the page shows no pairing button (and one asked anyway says why not).
+    assert.deepEqual((await o.call('GET', '/devices')).body.pairing_types, []);
+    const refused = await o.call('PUT', '/pairing', { enable: true });
+    assert.equal(refused.status, 400);
+    assert.match(refused.body.error, /no driver pairs devices here \(zigbee\.mode is off\)/);
+  });
+
   test('pairing opens with its end time, every console hears it, and it closes again', async (t) => {
     const { g, c } = await simGateway();
     t.after(() => g.stop());

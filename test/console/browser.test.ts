@@ -115,6 +115,7 @@ describe('the console in a browser', () => {
     await desk.getByText(/Joining open: \d+:\d\d left/).waitFor();
     await phone.getByText(/Joining open: \d+:\d\d left/).waitFor();
     await shoot(desk, 'pairing');
+    await shoot(phone, 'pairing');
     const serial = await waitForValue(
       async () => {
         const now = await desk
@@ -227,10 +228,12 @@ describe('the console in a browser', () => {
     const onDesk = desk.locator('article.ui-card', { hasText: 'Energy' });
     const box = await onDesk.boundingBox();
     assert.ok(box && box.width > box.height * 1.5, 'a 2×1 card is twice as wide as it is high');
-    await onDesk.getByRole('button', { name: 'Open' }).click();
-    await desk.frameLocator('.drawer iframe').getByText('Energy details').waitFor();
-    await shoot(desk, 'dashboard-drawer', false);
-    await desk.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
+    for (const page of [desk, phone]) {
+      await page.locator('article.ui-card', { hasText: 'Energy' }).getByRole('button', { name: 'Open' }).click();
+      await page.frameLocator('.drawer iframe').getByText('Energy details').waitFor();
+      await shoot(page, 'dashboard-drawer', false);
+      await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
+    }
     desk.once('dialog', (d) => void d.accept());
     await onDesk.getByRole('button', { name: 'Remove' }).click();
     await desk.getByText('No cards yet').waitFor();
@@ -249,5 +252,21 @@ describe('the console in a browser', () => {
     }
     await desk.getByRole('button', { name: 'Beep' }).click();
     await desk.getByText('Beep bootComplete.').waitFor();
+    // A setting that changes at once: the gateway's name, in this console's header and in G-bridge.
+    await desk.getByLabel('Gateway name').fill('Hall cube');
+    await desk
+      .locator('form', { has: desk.getByLabel('Gateway name') })
+      .getByRole('button', { name: 'Save' })
+      .click();
+    await desk.getByText('Gateway name saved.').waitFor();
+    await desk.locator('.top .brand', { hasText: 'Hall cube' }).waitFor();
+    await desk.getByRole('heading', { name: 'Hall cube' }).waitFor();
+    assert.equal((await call(g.url, 'GET', rest('v2', 'bridge'))).json.data.name, 'Hall cube');
+    await desk.getByRole('switch', { name: 'Beep: Device discovered' }).click();
+    await desk.getByText('Beep device discovered off.').waitFor();
+    assert.equal(
+      await desk.getByRole('switch', { name: 'Beep: Device discovered' }).getAttribute('aria-checked'),
+      'false',
+    );
   });
 });

@@ -27,6 +27,10 @@ describe('logging in to the console in a browser', () => {
   });
 
   test('the first visitor enters the setup code from the log and chooses the password', async () => {
+    const { page: small } = await openConsole(browser, g.url, PHONE);
+    await small.getByLabel('Setup code').waitFor();
+    await shoot(small, 'setup');
+    await small.context().close();
     const { page } = await openConsole(browser, g.url);
     await page.getByLabel('Setup code').waitFor();
     await shoot(page, 'setup');
@@ -48,7 +52,14 @@ describe('logging in to the console in a browser', () => {
     const kept: Page = (await openConsole(browser, g.url, PHONE)).page;
     await logIn(kept, PASSWORD);
     await shoot(kept, 'devices-small-network');
+    const { page: wide } = await openConsole(browser, g.url);
+    await logIn(wide, PASSWORD);
+    await shoot(wide, 'devices-small-network');
+    await wide.context().close();
 
+    const { page: small } = await openConsole(browser, g.url, PHONE);
+    await small.getByLabel('Password').waitFor();
+    await shoot(small, 'login');
     const { page } = await openConsole(browser, g.url);
     await page.getByLabel('Password').waitFor();
     await shoot(page, 'login');
@@ -67,6 +78,15 @@ describe('logging in to the console in a browser', () => {
       .filter({ hasText: /too many failed attempts from this address: try again in 15 minutes/i })
       .waitFor();
     await shoot(page, 'login-limited');
+    // The limit is per address: a phone on the same address is refused too, in the same words.
+    await small.getByLabel('Password').fill(PASSWORD);
+    await small.getByRole('button', { name: 'Log in' }).click();
+    await small
+      .getByRole('alert')
+      .filter({ hasText: /too many failed attempts from this address/i })
+      .waitFor();
+    await shoot(small, 'login-limited');
+    await small.context().close();
 
     // The console that was logged in before stays logged in; it logs out.
     await kept.getByRole('button', { name: 'Log out' }).click();

@@ -31,6 +31,8 @@ export interface GatewayOptions {
   dataDir?: string;
   port?: number;
   simDevices?: number;
+  /** `off`: no Zigbee network at all (the console then offers no pairing). */
+  zigbeeMode?: 'sim' | 'off';
 }
 
 /** Starts `opencube start` and resolves once it listens. */
@@ -51,7 +53,7 @@ export async function startGatewayProcess(opts: GatewayOptions = {}): Promise<Ga
     '--audio-sink',
     'null',
     '--zigbee-mode',
-    'sim',
+    opts.zigbeeMode ?? 'sim',
     '--sim-devices',
     String(opts.simDevices ?? 16),
     '--log-level',

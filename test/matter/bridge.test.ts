@@ -23,6 +23,7 @@ const T = {
   ContactSensor: 0x15,
   OccupancySensor: 0x107,
   LightSensor: 0x106,
+  PressureSensor: 0x305,
   WaterLeakDetector: 0x43,
   TemperatureSensor: 0x302,
   WindowCovering: 0x202,
@@ -193,6 +194,20 @@ test(
   },
 );
 
+test(
+  'a pressure sensor and a light sensor are bridged with their device types, and their reports reach the controller',
+  opts,
+  () => {
+    const s = scenario();
+    assert.ok(s.weather.types.includes(T.PressureSensor), `a Pressure Sensor (0x305) in ${s.weather.types}`);
+    assert.ok(s.weather.types.includes(T.LightSensor), `a Light Sensor (0x106) in ${s.weather.types}`);
+    assert.equal(s.weather.pressureBefore, 1013, 'the synced 1013 hPa (tenths of a kPa)');
+    assert.equal(s.weather.illuminanceBefore, 10001, '10 lux is 10000 x log10(10) + 1');
+    assert.equal(s.weather.pressureReported, 998, 'a reported 998 hPa');
+    assert.equal(s.weather.illuminanceReported, 30001, 'a reported 1000 lux');
+  },
+);
+
 test('renaming a device renames it on the controller; removing it removes its endpoint', opts, () => {
   const s = scenario();
   assert.equal(s.renamed, 'Hall light');
@@ -300,4 +315,9 @@ test('the console shows the QR code to scan and the pairing code, and turns the 
     "the console's choice outlives a restart",
   );
   assert.deepEqual(s.turnedOn, { enabled: true, chosen_by: 'console', sameCode: true });
+  assert.match(
+    s.offAdvice,
+    /Turn it on in the console.*\n.*its choice is kept and wins over --matter-enabled/,
+    'started with the flag on but kept off by the console: `opencube matter` points to the console',
+  );
 });

@@ -462,6 +462,20 @@ try {
             service_address: 'http://127.0.0.1:9/climate',
           },
           {
+            third_serial_number: 'weather-1',
+            name: 'Garden weather station',
+            display_category: 'sensor',
+            capabilities: [
+              { capability: 'barometric-pressure', permission: '0100' },
+              { capability: 'illumination', permission: '0100' },
+            ],
+            state: { 'barometric-pressure': { barometricPressure: 1013 }, illumination: { illumination: 10 } },
+            manufacturer: 'ACME',
+            model: 'W1',
+            firmware_version: '1.0',
+            service_address: 'http://127.0.0.1:9/weather',
+          },
+          {
             third_serial_number: 'air-1',
             name: 'Living room air',
             display_category: 'sensor',
@@ -482,7 +496,9 @@ try {
   const door = discovery.payload.endpoints.find((e: any) => e.third_serial_number === 'door-1').serial_number;
   const climate = discovery.payload.endpoints.find((e: any) => e.third_serial_number === 'climate-1').serial_number;
   const air = discovery.payload.endpoints.find((e: any) => e.third_serial_number === 'air-1').serial_number;
+  const weather = discovery.payload.endpoints.find((e: any) => e.third_serial_number === 'weather-1').serial_number;
   const airEp = await until('the air sensor on the controller', () => bridged().get(uniqueId(air)));
+  const weatherEp = await until('the weather station on the controller', () => bridged().get(uniqueId(weather)));
   seen.air = {
     types: typesOf(airEp),
     quality: airEp.stateOf('airQuality').airQuality,
@@ -506,6 +522,28 @@ try {
   seen.doorOpenOnController = await until('the door report', () =>
     doorEp.stateOf('booleanState').stateValue === false ? 'open' : undefined,
   );
+  // A pressure sensor and a light sensor: their readings, then a report of each, reach the controller.
+  const partWith = (ep: any, cluster: string) =>
+    [ep, ...(ep.parts ?? [])].find((p: any) => p.maybeStateOf(cluster) !== undefined);
+  const pressureEp = partWith(weatherEp, 'pressureMeasurement');
+  const lightEp2 = partWith(weatherEp, 'illuminanceMeasurement');
+  seen.weather = {
+    types: [weatherEp, ...(weatherEp.parts ?? [])].flatMap(typesOf),
+    pressureBefore: pressureEp?.stateOf('pressureMeasurement').measuredValue,
+    illuminanceBefore: lightEp2?.stateOf('illuminanceMeasurement').measuredValue,
+  };
+  await report(weather, 'weather-1', {
+    'barometric-pressure': { barometricPressure: 998 },
+    illumination: { illumination: 1000 },
+  });
+  (seen.weather as Record<string, unknown>).pressureReported = await until('the pressure report', () => {
+    const v = pressureEp?.stateOf('pressureMeasurement').measuredValue;
+    return v === 998 ? v : undefined;
+  });
+  (seen.weather as Record<string, unknown>).illuminanceReported = await until('the illuminance report', () => {
+    const v = lightEp2?.stateOf('illuminanceMeasurement').measuredValue;
+    return v === 30001 ? v : undefined;
+  });
   await report(climate, 'climate-1', { temperature: { temperature: 22.5 } });
   const tempEp = [...climateEp.parts].find((p: any) => p.maybeStateOf('temperatureMeasurement'));
   seen.temperatureOnController = await until('the temperature report', () => {
@@ -640,7 +678,7 @@ try {
     (await web.call('PUT', '/matter', { enabled: 'yes' })).status,
     (await web.call('PUT', '/matter', { enabled: true, more: 1 })).status,
   ];
-  const { launch, logIn, openConsole, SHOTS, shoot } = await import('../console/browser.ts');
+  const { launch, logIn, openConsole, PHONE, SHOTS, shoot } = await import('../console/browser.ts');
   const browser = await launch();
   try {
     const { page } = await openConsole(browser, `http://127.0.0.1:${PORT}`);
@@ -656,6 +694,16 @@ try {
     await shoot(page, 'gateway-matter');
     const card = page.locator('section.card', { has: page.getByRole('heading', { name: 'Matter' }) });
     await card.screenshot({ path: join(SHOTS, 'matter-card-desktop.png') });
+    // The same card on a phone: the QR code and the code must fit its width.
+    const { page: small } = await openConsole(browser, `http://127.0.0.1:${PORT}`, PHONE);
+    await logIn(small, 'matter-console-password');
+    await small.goto('/#/gateway');
+    await small.locator('img.matter-qr').waitFor();
+    await shoot(small, 'gateway-matter');
+    await small
+      .locator('section.card', { has: small.getByRole('heading', { name: 'Matter' }) })
+      .screenshot({ path: join(SHOTS, 'matter-card-phone.png') });
+    await small.context().close();
     await page.getByRole('button', { name: 'Turn off' }).click();
     await page.getByRole('button', { name: 'Turn on the Matter bridge' }).waitFor();
     seen.turnedOff = (await web.call('GET', '/matter')).body;
@@ -665,9 +713,12 @@ try {
       api('GET', '/v2/rest/bridge').then((r) => r.error === 0),
     );
     seen.matterOffAfterRestart = (await web.call('GET', '/matter')).body;
+    // Started with OPENCUBE_MATTER_ENABLED=true, yet off: the advice must not be that flag alone.
+    seen.offAdvice = cli('matter', 'codes');
     await page.reload();
     await page.getByRole('button', { name: 'Turn on the Matter bridge' }).click();
-    await qr.waitFor();
+    // Starting the bridge (its endpoints for every device) can outlast the 15 s default on a busy box.
+    await qr.waitFor({ timeout: 120_000 });
     const on = (await web.call('GET', '/matter')).body;
     seen.turnedOn = { enabled: on.enabled, chosen_by: on.chosen_by, sameCode: on.manual_pairing_code === manual };
   } finally {

@@ -236,7 +236,7 @@ export function DevicePage({ serial }: { serial: string }) {
       {d.layout.settings.length > 0 && (
         <section>
           <h2>Settings</h2>
-          <table>
+          <table class="values">
             <tbody>
               {d.layout.settings.map((s) => (
                 <tr key={`${s.capability}/${s.name ?? ''}/${s.key}`}>

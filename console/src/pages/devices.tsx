@@ -4,7 +4,7 @@ import { api, wordsOf } from '../api.ts';
 import { ControlView } from '../components/controls.tsx';
 import { at, categoryName, countdown, readingText } from '../format.ts';
 import { useNow } from '../hooks.ts';
-import { act, devices, devicesLoaded, notify, pairing } from '../store.ts';
+import { act, devices, devicesLoaded, notify, pairing, pairingTypes } from '../store.ts';
 import type { Device } from '../types.ts';
 
 /** How many controls and readings a card shows; the device page shows all. */
@@ -139,6 +139,7 @@ export function Devices() {
   const [category, setCategory] = useState('');
   const [adding, setAdding] = useState(false);
   const all = devices.value;
+  const zigbee = pairingTypes.value.includes('zigbee');
   const categories = useMemo(() => [...new Set(all.map((d) => d.display_category))].sort(), [all]);
   const words = search.trim().toLowerCase();
   const shown = all
@@ -155,7 +156,7 @@ export function Devices() {
     <main>
       <div class="toolbar">
         <h1>Devices</h1>
-        <Pairing />
+        {zigbee && <Pairing />}
         <button type="button" onClick={() => setAdding(!adding)}>
           Add camera
         </button>
@@ -188,7 +189,11 @@ export function Devices() {
       {!devicesLoaded.value ? (
         <p class="muted">Loading devices…</p>
       ) : all.length === 0 ? (
-        <p class="empty">No devices yet. Pair a Zigbee device or add a camera.</p>
+        <p class="empty">
+          {zigbee
+            ? 'No devices yet. Pair a Zigbee device or add a camera.'
+            : 'No devices yet. Add a camera, or connect a Zigbee network (the setting zigbee.mode, then a restart).'}
+        </p>
       ) : (
         <div class="grid">
           {shown.map((d) => (

@@ -1,14 +1,14 @@
 /**
  * The gateway: who it is, its runtime readings (refreshing), the speaker, speech, the link button
  * and the Open API's tokens, the console's sessions and password, backup, restore, restart, and
- * the Matter bridge, and the settings in force.
+ * the Matter bridge, the settings that change at once (name, beeps) and the ones read at start.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, upload, wordsOf } from '../api.ts';
 import { Toggle } from '../components/controls.tsx';
 import { humanize, when } from '../format.ts';
-import { act, checkAuth, linkWindow, notify, tokensVersion } from '../store.ts';
+import { act, checkAuth, gatewayName, linkWindow, notify, tokensVersion } from '../store.ts';
 import { MatterCard } from './matter-card.tsx';
 
 interface Runtime {
@@ -34,9 +34,17 @@ interface GatewayData {
   sounds: string[];
   beeps: string[];
   engines: { id: string; name: string }[];
-  settings: { key: string; value: unknown; description: string }[];
+  settings: SettingRow[];
   log_level: string;
   log_levels: string[];
+}
+
+interface SettingRow {
+  key: string;
+  value: unknown;
+  description: string;
+  live: boolean;
+  set_in_console: boolean;
 }
 
 interface TokenInfo {
@@ -396,6 +404,91 @@ function LogLevel({ data }: { data: GatewayData }) {
   );
 }
 
+/** Sets a live setting; resolves with the value kept, or undefined (the toast says why not). */
+function saveSetting(key: string, value: unknown, words: string): Promise<{ value: unknown } | undefined> {
+  return act(words, () => api<{ value: unknown }>('PUT', `/settings/${encodeURIComponent(key)}`, { value }));
+}
+
+/** One setting that changes at once: a text with Save, a switch, or a number with Save. */
+function LiveSetting({ row, renamed }: { row: SettingRow; renamed: (name: string) => void }) {
+  const [value, setValue] = useState(row.value);
+  const [draft, setDraft] = useState(String(row.value));
+  const label =
+    row.key === 'name' ? 'Gateway name' : humanize(row.key.replace(/^audio\.(beeps\.)?/, '').replace(/\./g, ' '));
+  if (typeof value === 'boolean')
+    return (
+      <Toggle
+        label={`Beep: ${label}`}
+        on={value}
+        text={value ? 'On' : 'Off'}
+        onClick={async () => {
+          const r = await saveSetting(row.key, !value, `Beep ${label.toLowerCase()} ${value ? 'off' : 'on'}.`);
+          if (r) setValue(r.value);
+        }}
+      />
+    );
+  const numeric = typeof value === 'number';
+  return (
+    <form
+      class="row"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const next = numeric ? Number(draft) : draft;
+        const r = await saveSetting(row.key, next, `${label} saved.`);
+        if (!r) return;
+        setValue(r.value);
+        setDraft(String(r.value));
+        if (row.key === 'name') renamed(String(r.value));
+      }}
+    >
+      <label>
+        {label}
+        <input
+          type={numeric ? 'number' : 'text'}
+          name={row.key}
+          value={draft}
+          onInput={(e) => setDraft((e.target as HTMLInputElement).value)}
+        />
+      </label>
+      <button type="submit" disabled={draft === String(value)}>
+        Save
+      </button>
+    </form>
+  );
+}
+
+function SettingsView({ rows, renamed }: { rows: SettingRow[]; renamed: (name: string) => void }) {
+  const live = rows.filter((r) => r.live);
+  const atStart = rows.filter((r) => !r.live);
+  return (
+    <>
+      <p class="muted">These change at once and are kept across restarts (over their flags).</p>
+      {live.map((r) => (
+        <LiveSetting key={r.key} row={r} renamed={renamed} />
+      ))}
+      <p class="muted">
+        The others are read at start: set them with their command-line flag or environment variable (see README), then
+        restart the gateway.
+      </p>
+      <details>
+        <summary>Show the {atStart.length} settings read at start</summary>
+        <div class="table-wrap">
+          <table class="settings">
+            <tbody>
+              {atStart.map((s) => (
+                <tr key={s.key} title={s.description}>
+                  <th>{humanize(s.key.replace(/\./g, ' '))}</th>
+                  <td>{Array.isArray(s.value) ? s.value.join(', ') : String(s.value)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </details>
+    </>
+  );
+}
+
 function Maintenance({ data }: { data: GatewayData }) {
   const [file, setFile] = useState<File | undefined>();
   const restartSoon = () => setTimeout(() => void checkAuth(), 3000);
@@ -449,6 +542,10 @@ export function GatewayPage() {
       .catch((err) => setError(wordsOf(err)));
   }, []);
   if (!data) return <main>{error ? <p class="error">{error}</p> : <p class="muted">Loading…</p>}</main>;
+  const renamed = (name: string) => {
+    gatewayName.value = name;
+    setData({ ...data, info: { ...data.info, name } });
+  };
   return (
     <main>
       <h1>Gateway</h1>
@@ -501,22 +598,7 @@ export function GatewayPage() {
         </section>
         <section class="card">
           <h2>Settings</h2>
-          <p class="muted">Set by command-line flags and environment variables (see README); shown as in force.</p>
-          <details>
-            <summary>Show the {data.settings.length} settings</summary>
-            <div class="table-wrap">
-              <table class="settings">
-                <tbody>
-                  {data.settings.map((s) => (
-                    <tr key={s.key} title={s.description}>
-                      <th>{humanize(s.key.replace(/\./g, ' '))}</th>
-                      <td>{Array.isArray(s.value) ? s.value.join(', ') : String(s.value)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          </details>
+          <SettingsView rows={data.settings} renamed={renamed} />
         </section>
       </div>
     </main>

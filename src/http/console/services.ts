@@ -19,11 +19,15 @@ import type { CameraApi } from '../open-api/routes/cameras.ts';
 import type { ConsoleAccess } from './access.ts';
 import type { MatterView } from './views.ts';
 
-/** A setting as the console shows it (read-only: settings come from flags and the environment). */
+/** A setting as the console shows it: read-only (flags and the environment, at start) unless live. */
 export interface SettingRow {
   key: string;
   value: unknown;
   description: string;
+  /** The console can change it while the gateway runs (PUT /settings/{key}). */
+  live: boolean;
+  /** Its value was set in the console, and wins over the flag and the environment. */
+  set_in_console: boolean;
 }
 
 /** Backup and restore of the store (src/core/maintenance/store-backup.ts, store-restore.ts). */
@@ -55,6 +59,8 @@ export interface ConsoleServices {
   /** How long pairing stays open when the console opens it (zigbee.permit_join_seconds). */
   pairingSeconds: number;
   settings(): SettingRow[];
+  /** Sets a live setting (a value checkLive accepted), applies it now and keeps it; returns the value there was. */
+  setSetting(key: string, value: unknown): unknown;
   maintenance: BackupApi;
   /** The running gateway's log level; set returns the level there was. */
   logLevel: { get(): string; set(level: LogLevel): string };

@@ -6,12 +6,22 @@
 import { controlRequest } from '../../control/client.ts';
 import type { MatterStatus } from './bridge.ts';
 
+/**
+ * What to do when the bridge is off. The console's switch, once used, is kept in the store and
+ * wins over the setting (src/gateway.ts): after it, --matter-enabled changes nothing, so the
+ * console is the way that always works.
+ */
+export const OFF_ADVICE =
+  'the Matter bridge is off. Turn it on in the console: Gateway page, Matter card, "Turn on the Matter bridge".\n' +
+  "Once the console's switch has been used, its choice is kept and wins over --matter-enabled " +
+  '(OPENCUBE_MATTER_ENABLED); until then, that setting decides at each start (docs/matter.md).\n';
+
 type Answer = { enabled: false } | ({ enabled: true } & MatterStatus);
 
 /** The text `opencube matter` prints. */
 export async function matterCommand(socket: string, opts: { drawQr?: boolean } = {}): Promise<string> {
   const r = await controlRequest<Answer>(socket, 'GET', '/matter');
-  if (!r.enabled) return 'the Matter bridge is off; turn it on with --matter-enabled (docs/matter.md)\n';
+  if (!r.enabled) return OFF_ADVICE;
   const lines = [
     `Matter bridge: ${r.running ? 'running' : 'not running'} on UDP port ${r.port}, ${r.devices} devices bridged`,
     `manual pairing code: ${r.manual_pairing_code}`,

@@ -36,6 +36,11 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
     const open = s.devices.discovering() && pairingUntil !== null && s.clock.now() < pairingUntil;
     return { open, until: open && pairingUntil !== null ? new Date(pairingUntil).toISOString() : null };
   };
+  // What the drivers loaded at start pair (`zigbee`): the page shows a pairing button for each
+  // and none when nothing pairs (zigbee.mode off), rather than a button that can only fail.
+  const pairingTypes = () => [
+    ...new Set(s.devices.readiness().flatMap((r) => s.devices.driver(r.driver)?.pairing?.types ?? [])),
+  ];
   const live = new LiveViews();
   onClose(() => {
     closeTimer?.();
@@ -47,7 +52,8 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
       method: 'GET',
       path: '/devices',
       auth: 'session',
-      handle: () => ok({ devices: s.devices.registry.list().map(view), pairing: pairing() }),
+      handle: () =>
+        ok({ devices: s.devices.registry.list().map(view), pairing: pairing(), pairing_types: pairingTypes() }),
     }),
     consoleRoute({
       method: 'GET',

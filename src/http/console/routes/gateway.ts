@@ -1,11 +1,12 @@
 /**
  * The gateway in the console: name, address and version, runtime readings, the speaker (volume,
  * mute, test sounds and beeps), speech, the Open API's tokens, restart, backup and restore, the
- * log level, and the settings in force.
+ * log level, the settings in force, and the ones that change while it runs (src/settings/live.ts).
  */
 import { beepNames, limits, normalizeBeepName, soundNames } from '../../../catalog/index.ts';
-import { bool, int, obj, oneOf, opt, str } from '../../../catalog/schema.ts';
+import { any, bool, int, obj, oneOf, opt, str } from '../../../catalog/schema.ts';
 import { LOG_LEVELS } from '../../../lib/logger.ts';
+import { checkLive, isLive } from '../../../settings/live.ts';
 import { type ConsoleRoute, consoleRoute, ok, refuse } from '../route.ts';
 import type { ConsoleServices } from '../services.ts';
 
@@ -43,6 +44,27 @@ export function gatewayRoutes(s: ConsoleServices): ConsoleRoute[] {
       body: obj({ level: oneOf(...LOG_LEVELS) }),
       // Until the next start, as `opencube log-level` (the setting log_level is the start's level).
       handle: ({ body }) => ok({ log_level: body.level, was: s.logLevel.set(body.level) }),
+    }),
+    consoleRoute({
+      method: 'PUT',
+      path: '/settings/{key}',
+      auth: 'session',
+      params: { key: str({ maxLength: 100 }) },
+      body: obj({ value: any() }),
+      // Applied at once and kept in the store; the others are read at start only (a restart).
+      handle({ params, body }) {
+        const known = s.settings().find((r) => r.key === params.key);
+        if (!known) return refuse(404, `there is no setting ${params.key}`);
+        if (!isLive(params.key))
+          return refuse(
+            409,
+            `${params.key} is read at start only: set it with its flag or environment variable and restart the gateway`,
+          );
+        const r = checkLive(params.key, body.value);
+        if (!r.ok) return refuse(400, r.message);
+        const was = s.setSetting(params.key, r.value);
+        return ok({ key: params.key, value: r.value, was, info: s.info() });
+      },
     }),
     consoleRoute({ method: 'GET', path: '/runtime', auth: 'session', handle: () => ok(s.runtime.read()) }),
     consoleRoute({
