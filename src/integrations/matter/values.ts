@@ -145,7 +145,8 @@ function systemMode(ep: EndpointPlan, state: Record<string, unknown>): number | 
 function fanValues(ep: EndpointPlan, state: Record<string, unknown>): Record<string, unknown> {
   const on = onOfValue(state, first(ep, 'fanPower'));
   const level = fieldOf(state, first(ep, 'fanSpeed'), 'modeValue');
-  const preset = typeof level === 'string' ? own<(typeof FAN_LEVELS)[keyof typeof FAN_LEVELS]>(FAN_LEVELS, level) : undefined;
+  const preset =
+    typeof level === 'string' ? own<(typeof FAN_LEVELS)[keyof typeof FAN_LEVELS]>(FAN_LEVELS, level) : undefined;
   if (on === false) return { fanMode: MatterEnum.fanMode.Off, percentSetting: 0, percentCurrent: 0 };
   if (preset) {
     return { fanMode: MatterEnum.fanMode[preset.mode], percentSetting: preset.percent, percentCurrent: preset.percent };
