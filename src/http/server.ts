@@ -123,13 +123,15 @@ export function buildServer(log: Log, surfaces: readonly Surface[], opts: Server
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_PARAM_LENGTH },
     // A path parameter the router cannot decode (`%E0%A4%A`) or that is too long: the envelope,
     // not Fastify's own body with HTTP 400/414, which clients drop.
-    frameworkErrors: (err, _req, reply) => {
+    frameworkErrors: (err, req, reply) => {
       const message =
         err.code === 'FST_ERR_MAX_PARAM_LENGTH'
           ? `path: a parameter is longer than ${MAX_PARAM_LENGTH} characters`
           : err.code === 'FST_ERR_BAD_URL'
             ? 'path: a parameter is not valid percent-encoding'
             : err.message;
+      // The console's own API answers in its own shape (an HTTP status and `{error}`), as its routes do.
+      if (req.url?.startsWith('/console/api/')) return reply.code(400).send({ error: message });
       reply.header('Access-Control-Allow-Origin', '*');
       sendFailure(reply, 400, message);
     },

@@ -255,6 +255,8 @@ describe('the API on the simulated network', () => {
     ['POST', '/speaker/play', { type: 'music', name: 'alert1' }, 400, /^type: "music" is not one of sound, beep$/],
     ['POST', '/tts/speak', { text: '' }, 400, /^text: "" is not a text to say$/],
     ['POST', '/security/9/arm', undefined, 404, /there is no security mode 9/],
+    ['POST', `/security/${'9'.repeat(600)}/arm`, undefined, 400, /^path: a parameter is longer than 500 characters$/],
+    ['POST', '/security/%E0%A4%A/arm', undefined, 400, /^path: a parameter is not valid percent-encoding$/],
     ['POST', '/security/abc/arm', undefined, 400, /^sid: "abc" is not a security mode id$/],
     ['PUT', '/security/1/config', { exit_delay: -5 }, 400, /exit_delay/],
     ['PUT', '/security/1/config', { devices: ['no-such-device'] }, 400, /no-such-device/],
