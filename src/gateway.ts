@@ -96,7 +96,7 @@ export interface Gateway {
   start(): Promise<string>;
   /** Graceful stop: closes streams, waits for in-flight requests, stops drivers, closes the store. */
   stop(): Promise<void>;
-  /** Factory reset: clears tokens (and devices); settings of the speaker and modes stay. */
+  /** Factory reset: clears tokens, devices and the Matter bridge's identity; settings of the speaker and modes stay. */
   reset(): Promise<void>;
   /** Sets the console password and ends every console session (`opencube passwd`). */
   setConsolePassword(password: string): Promise<void>;
@@ -581,10 +581,20 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       return stopping;
     },
     setConsolePassword: (password: string) => consoleAccess.replacePassword(password),
-    async reset() {
-      factoryReset(db, { registry, engines: tts, tokens });
-      await devices.afterReset();
-      beeps.factoryReset();
+    reset() {
+      // In turn with the Matter switch: a running bridge stops before its storage is cleared, then
+      // starts again as a new bridge (new pairing code, no controllers).
+      const turn = matterTurns.then(async () => {
+        const running = matter;
+        matter = undefined;
+        await running?.stop();
+        factoryReset(db, { registry, engines: tts, tokens });
+        await devices.afterReset();
+        beeps.factoryReset();
+        if (running) await startMatterNow();
+      });
+      matterTurns = turn.catch(() => {});
+      return turn;
     },
   };
   return gateway;

@@ -131,7 +131,10 @@ export function buildServer(log: Log, surfaces: readonly Surface[], opts: Server
             ? 'path: a parameter is not valid percent-encoding'
             : err.message;
       // The console's own API answers in its own shape (an HTTP status and `{error}`), as its routes do.
-      if (req.url?.startsWith('/console/api/')) return reply.code(400).send({ error: message });
+      if (req.url?.startsWith('/console/api/')) {
+        (reply as FastifyReply).code(400).type('application/json; charset=utf-8').send({ error: message });
+        return;
+      }
       reply.header('Access-Control-Allow-Origin', '*');
       sendFailure(reply, 400, message);
     },

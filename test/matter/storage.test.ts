@@ -8,12 +8,13 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
+import { factoryReset } from '../../src/core/maintenance/reset.ts';
 import { writeBackup } from '../../src/core/maintenance/store-backup.ts';
 import { listenAddresses, MatterSettingsError, startMatter } from '../../src/integrations/matter/index.ts';
 import { bridgeUniqueId, drawSecrets, pairingSecrets, validPasscode } from '../../src/integrations/matter/pairing.ts';
 import { SqliteMatterStorage } from '../../src/integrations/matter/storage.ts';
 import { openDb } from '../../src/store/db.ts';
-import { tempDir } from '../helpers/foundation.ts';
+import { startGateway, tempDir } from '../helpers/foundation.ts';
 
 function store(t: { after(fn: () => void): void }) {
   const dir = tempDir('opencube-matter-store-');
@@ -150,4 +151,28 @@ test('listen addresses: one IPv6 (required) and at most one IPv4; anything else 
       startMatter({ listen_addresses: [], interface: iface, port: 5540 } as never),
       /matter\.interface: .* is not an interface name/,
     );
+});
+
+test('a factory reset clears the bridge: its fabrics and keys go and a new pairing code is drawn, with or without a running gateway', async (t) => {
+  // Without a running gateway (`opencube reset` on the store).
+  const { db } = store(t);
+  const s = new SqliteMatterStorage(db, 'bridge');
+  s.initialize();
+  s.set(['root', 'fabrics'], { fabric: { index: 1 } });
+  const before = pairingSecrets(db, () => ({ passcode: 20202021 + 1, discriminator: 7 }));
+  factoryReset(db);
+  assert.deepEqual(db.prepare('SELECT COUNT(*) AS n FROM matter_storage').get(), { n: 0 });
+  const after = pairingSecrets(db, () => ({ passcode: 12345678, discriminator: 9 }));
+  assert.notDeepEqual(after, before, 'a new pairing code');
+
+  // With the gateway running (the control socket's and the console's reset), the bridge off.
+  const gw = await startGateway();
+  t.after(() => gw.stop());
+  const other = new Database(join(gw.dataDir, 'gateway.db'));
+  t.after(() => other.close());
+  other
+    .prepare('INSERT INTO matter_storage (context, key, value) VALUES (?, ?, ?)')
+    .run('bridge.root', 'fabrics', '{"index":1}');
+  await gw.gateway.reset();
+  assert.deepEqual(other.prepare('SELECT COUNT(*) AS n FROM matter_storage').get(), { n: 0 });
 });

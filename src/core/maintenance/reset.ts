@@ -1,6 +1,8 @@
 /**
  * The factory reset (spec 3: "gateway device reset" clears tokens): every token, device, TTS
- * engine and dashboard card goes, in one transaction; the settings of the speaker and the security modes stay. One
+ * engine and dashboard card goes, in one transaction, and so does the Matter bridge's identity (its
+ * fabrics, keys and pairing code: a reset gateway is a new bridge to every controller, as a reset
+ * hardware gateway is); the settings of the speaker, the security modes and the Matter switch stay. One
  * function for the API, the CLI and the control socket: with the running gateway's services it
  * clears through them (memory follows, a deleteDevice event per device, streams end); without
  * (the gateway not running) it clears the store.
@@ -18,13 +20,19 @@ export interface RunningServices {
   tokens: TokenService;
 }
 
-/** Clears every token, device, TTS engine and card; a failure midway leaves all of them stored. */
+/** The Matter bridge's whole storage (table `matter_storage`): fabrics, keys, endpoint numbers, pairing secrets. */
+function clearMatterStorage(db: Db): void {
+  db.prepare('DELETE FROM matter_storage').run();
+}
+
+/** Clears every token, device, TTS engine, card and the Matter identity; a failure midway leaves all of them stored. */
 export function factoryReset(db: Db, running?: RunningServices): void {
   if (!running) {
     db.transaction(() => {
       clearDevices(db);
       clearTtsEngines(db);
       clearUiCards(db);
+      clearMatterStorage(db);
       db.prepare('DELETE FROM tokens').run();
     })();
     return;
@@ -35,6 +43,8 @@ export function factoryReset(db: Db, running?: RunningServices): void {
     running.registry.clear();
     running.engines.clear();
     clearUiCards(db);
+    // The caller stopped a running bridge first: matter.js would write its fabrics back.
+    clearMatterStorage(db);
     running.tokens.clear(false);
   });
   // After the deleteDevice events (published at the commit): the streams hear them, then end.
