@@ -54,7 +54,7 @@ export function herdsmanSetup(
       ...Object.fromEntries(Object.entries(opts.overrides ?? {}).filter(([k]) => k !== 'zigbee')),
     },
     driver: {
-      adapterFactory: async (network) => net.createAdapter(network as never),
+      adapterFactory: async (network, _port, backupPath) => net.createAdapter(network as never, backupPath),
       retryMinMs: 50,
       retryMaxMs: 200,
       readPaceMs: 5,

@@ -3,19 +3,22 @@
  * found (or set), with the network of the data folder, its device database and the coordinator's
  * network backup (zigbee-herdsman restores that backup onto a new coordinator of the same family,
  * so a swapped dongle keeps the network and its devices). A start that fails (no dongle, a port in
- * use, a broken network file) and a coordinator that stops answering are retried with a backoff,
- * while the gateway serves the stored devices; nothing here knows devices.
+ * use, a broken network file) and a coordinator that stops answering (its port closed, or its
+ * firmware hung with the port open: coordinator-watch.ts) are retried with a backoff, while the
+ * gateway serves the stored devices; nothing here knows devices.
  *
  * zigbee-herdsman keeps its devices in module-wide caches: one controller runs per process, and
  * the caches are emptied before each start.
  */
+import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { AdapterTypes } from 'zigbee-herdsman';
-import { Controller, setLogger } from 'zigbee-herdsman';
+import { Controller, setLogger, Zdo } from 'zigbee-herdsman';
 import { setLogger as setConvertersLogger } from 'zigbee-herdsman-converters';
 import type { Clock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
+import { CoordinatorWatch } from './coordinator-watch.ts';
 import { keyRedactor, packageLogger } from './log.ts';
 import { loadNetworkParameters, type NetworkParameters } from './network-parameters.ts';
 import { type AdapterType, type CoordinatorPort, choosePort } from './ports.ts';
@@ -42,6 +45,9 @@ export interface CoordinatorOptions {
   /** First and longest wait before another start (doubling in between). */
   retryMinMs: number;
   retryMaxMs: number;
+  /** How often the running coordinator is asked whether it answers (0: never), and how long it has to. */
+  watchEveryMs: number;
+  watchAnswerMs: number;
   adapterFactory?: AdapterFactory;
   listPorts?: () => CoordinatorPort[];
   /** Subscribes to the events of a controller before it starts. */
@@ -74,6 +80,7 @@ export class CoordinatorLink {
   private halting?: Promise<void>;
   private abort?: AbortController;
   private cancelRetry?: () => void;
+  private watch?: CoordinatorWatch;
   private backoff: number;
   private stopped = false;
   private why = 'the coordinator is starting';
@@ -100,6 +107,7 @@ export class CoordinatorLink {
   async stop(): Promise<void> {
     this.stopped = true;
     this.cancelRetry?.();
+    this.watch?.stop();
     this.abort?.abort();
     await this.attempt;
     await this.halting;
@@ -177,11 +185,19 @@ export class CoordinatorLink {
       return;
     }
     o.attach(controller);
-    controller.on('adapterDisconnected', () => this.lost(controller));
+    // Why zigbee-herdsman's adapter disconnected: its port closed, unless the watch found it hung.
+    const disconnection = { why: 'the coordinator stopped answering' };
+    controller.on('adapterDisconnected', () => this.lost(controller, disconnection.why));
     this.abort = new AbortController();
     resetModelCaches();
+    let adapter: unknown;
     try {
-      const result = await this.withFactory(() => controller.start(this.abort?.signal));
+      const result = await this.withFactory(
+        () => controller.start(this.abort?.signal),
+        (made) => {
+          adapter = made;
+        },
+      );
       if (this.stopped) {
         await this.halt(controller);
         return;
@@ -193,18 +209,60 @@ export class CoordinatorLink {
         `zigbee: coordinator started (${result === 'resumed' ? 'network resumed' : result === 'restored' ? 'network restored from the backup' : 'new network formed'})`,
       );
       o.onUp(controller, network);
+      this.watchOver(controller, adapter, disconnection);
     } catch (err) {
       await this.halt(controller);
       if (!this.stopped) this.down(`the coordinator could not start: ${redact((err as Error).message)}`);
     }
   }
 
-  /** The coordinator stopped answering (its serial port closed, or its firmware stopped): start again. */
-  private lost(controller: Controller): void {
+  /** The coordinator stopped answering (its serial port closed, or its firmware hung): start again. */
+  private lost(controller: Controller, reason: string): void {
     if (this.running !== controller) return;
     this.running = undefined;
-    this.notify('the coordinator stopped answering');
+    this.watch?.stop();
+    this.watch = undefined;
+    this.notify(reason);
     this.halting = this.halt(controller).then(() => this.retry());
+  }
+
+  /**
+   * Asks the running coordinator, now and then, for its own active endpoints (a ZDO request to
+   * itself, answered by its firmware over the serial port: the one request every adapter family
+   * answers, herdsman sends it at a first start). A hung firmware is then dropped as a closed port
+   * is: zigbee-herdsman, told its adapter disconnected, closes the port without asking the
+   * coordinator anything more (a normal stop would ask it to close joining and for a backup,
+   * which a hung firmware never gives).
+   */
+  private watchOver(controller: Controller, adapter: unknown, disconnection: { why: string }): void {
+    const o = this.opts;
+    if (o.watchEveryMs <= 0) return;
+    const coordinatorIeee = controller.getDevicesByType('Coordinator')[0]?.ieeeAddr;
+    this.watch?.stop();
+    this.watch = new CoordinatorWatch({
+      clock: o.clock,
+      everyMs: o.watchEveryMs,
+      answerMs: o.watchAnswerMs,
+      misses: 2,
+      probe: () =>
+        controller.sendRaw({
+          ieeeAddress: coordinatorIeee,
+          networkAddress: 0,
+          profileId: Zdo.ZDO_PROFILE_ID,
+          clusterKey: Zdo.ClusterId.ACTIVE_ENDPOINTS_REQUEST,
+          zdoParams: [0],
+        }),
+      hung: (why) => {
+        if (this.running !== controller) return;
+        o.log.warn({ why }, 'zigbee: the coordinator does not answer although its port is open; closing it');
+        disconnection.why = `the coordinator stopped answering: ${why}`;
+        // zigbee-herdsman closes the port, then reports the disconnection (lost() then); should
+        // closing the port hang as well, the coordinator is dropped all the same.
+        o.clock.setTimer(o.watchAnswerMs, () => this.lost(controller, disconnection.why));
+        if (adapter instanceof EventEmitter) adapter.emit('disconnected');
+      },
+    });
+    this.watch.start();
   }
 
   /** Stops a controller; a controller that never started, or whose adapter is gone, may throw: nothing more to stop then. */
@@ -219,14 +277,18 @@ export class CoordinatorLink {
 
   /**
    * zigbee-herdsman's controller makes its adapter through the module's `Adapter.create`, with no
-   * other way in: an injected factory stands in for it for the duration of the start only.
+   * other way in (nor out: the controller keeps its adapter to itself): for the duration of the
+   * start only, the adapter it makes is handed to `made`, and an injected factory stands in for it.
    */
-  private async withFactory<T>(start: () => Promise<T>): Promise<T> {
-    const factory = this.opts.adapterFactory;
-    if (!factory) return start();
+  private async withFactory<T>(start: () => Promise<T>, made: (adapter: unknown) => void): Promise<T> {
     const mod = adapterModule();
     const original = mod.Adapter.create;
-    mod.Adapter.create = factory;
+    const factory = this.opts.adapterFactory ?? original.bind(mod.Adapter);
+    mod.Adapter.create = async (...args) => {
+      const adapter = await factory(...args);
+      made(adapter);
+      return adapter;
+    };
     try {
       return await start();
     } finally {

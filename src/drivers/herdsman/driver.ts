@@ -47,6 +47,9 @@ export interface HerdsmanOptions {
   /** First and longest wait before the coordinator is started again. */
   retryMinMs?: number;
   retryMaxMs?: number;
+  /** How often the running coordinator is asked whether it still answers (0: never), and how long it has to answer. */
+  coordinatorCheckMs?: number;
+  coordinatorAnswerMs?: number;
   clock?: Clock;
   /** Tests: what stands in for the USB coordinator. */
   adapterFactory?: AdapterFactory;
@@ -56,6 +59,13 @@ export interface HerdsmanOptions {
 
 export const DEFAULT_CONFIRM_MS = 3000;
 const DEFAULT_REMOVE_WAIT_MS = 4000;
+/**
+ * A coordinator is asked every minute whether it answers and has 20 s to (its queue may hold
+ * requests to slow devices, each waited on up to 10 s); two misses in a row take it down: a hung
+ * firmware is found within about 100 s.
+ */
+export const DEFAULT_COORDINATOR_CHECK_MS = 60_000;
+export const DEFAULT_COORDINATOR_ANSWER_MS = 20_000;
 
 export class HerdsmanDriver implements Driver {
   readonly id = DRIVER_ID;
@@ -111,6 +121,8 @@ export class HerdsmanDriver implements Driver {
       clock: this.clock,
       retryMinMs: opts.retryMinMs ?? 2000,
       retryMaxMs: opts.retryMaxMs ?? 60_000,
+      watchEveryMs: opts.coordinatorCheckMs ?? DEFAULT_COORDINATOR_CHECK_MS,
+      watchAnswerMs: opts.coordinatorAnswerMs ?? DEFAULT_COORDINATOR_ANSWER_MS,
       adapterFactory: opts.adapterFactory,
       listPorts: opts.listPorts,
       attach: (c) => this.devices.attach(c),

@@ -3,11 +3,14 @@
  * serial-port adapter. It implements the adapter contract herdsman's controller uses (start,
  * network parameters, permit join, ZDO requests, ZCL frames to endpoints with their replies, a
  * waitress for awaited frames) and emits what a real adapter emits (deviceJoined, deviceLeave,
- * zclPayload, zdoResponse). Everything above it is real herdsman.
+ * zclPayload, zdoResponse). Everything above it is real herdsman. With the network's `backups`
+ * it also keeps the network in NVRAM and backs it up and restores it as a Z-Stack 3 coordinator
+ * does (nvram.ts); a hanging firmware (`net.hang()`) leaves every request waiting.
  */
 import { EventEmitter } from 'node:events';
 import type { ZclFrame, ZclPayload } from './herdsman.ts';
 import type { FakeZigbeeNetwork } from './network.ts';
+import { backupOf, configuredNetwork } from './nvram.ts';
 import type { FakeDeviceSpec } from './spec.ts';
 import { answerZdo, type ZdoNode } from './zdo.ts';
 
@@ -58,13 +61,22 @@ export class FakeAdapter extends EventEmitter {
   readonly manufacturerID: number;
   private readonly waiters = new Set<Waiter>();
   private attached = true;
+  /** Rejects once the port is closed: requests waiting on a hung firmware fail then, as on a real port. */
+  private readonly closed: Promise<never>;
+  private close: (err: Error) => void = () => {};
 
   constructor(
     private readonly net: FakeZigbeeNetwork,
     private readonly network: NetworkOptions,
+    /** Where herdsman keeps the coordinator backup (the adapter reads it at start to restore it). */
+    private readonly backupPath?: string,
   ) {
     super();
     this.manufacturerID = net.zh.Zcl.ManufacturerCode.RESERVED_10;
+    this.closed = new Promise<never>((_, reject) => {
+      this.close = reject;
+    });
+    this.closed.catch(() => {});
   }
 
   /** Its serial port closed (the coordinator was unplugged): tells herdsman, as a real adapter does. */
@@ -78,17 +90,34 @@ export class FakeAdapter extends EventEmitter {
   detach(): void {
     this.attached = false;
     this.waiters.clear();
+    this.close(new Error('the serial port of the fake coordinator is closed'));
+  }
+
+  /** Waits while the firmware hangs (a request is answered only once it runs again). */
+  private async answering(): Promise<void> {
+    const stall = this.net.stalled();
+    if (stall) await Promise.race([stall, this.closed]);
+  }
+
+  /** Whether what the radio hears reaches herdsman (attached, and the firmware runs). */
+  private live(): boolean {
+    return this.attached && !this.net.stalled();
   }
 
   // ---- lifecycle and network ----
 
-  async start(): Promise<'resumed'> {
+  async start(): Promise<'resumed' | 'restored' | 'reset'> {
     // The wording of a serial port that cannot be opened.
     if (!this.net.isPlugged())
       throw new Error('Error: No such file or directory, cannot open /dev/fake-zigbee-coordinator');
-    // "resumed": the coordinator already runs this network, so herdsman keeps its database.
+    // A real adapter gives up on a firmware that does not answer its first request.
+    if (this.net.stalled()) throw new Error('the coordinator did not answer (SRSP - SYS - ping after 6000ms)');
+    // Without NVRAM, "resumed": the coordinator already runs this network, so herdsman keeps its database.
+    const result = this.net.keepsNetwork()
+      ? this.net.startNetwork(configuredNetwork(this.network), this.backupPath)
+      : 'resumed';
     this.net.adapterStarted();
-    return 'resumed';
+    return result;
   }
 
   async stop(): Promise<void> {
@@ -97,6 +126,7 @@ export class FakeAdapter extends EventEmitter {
   }
 
   async getCoordinatorIEEE(): Promise<string> {
+    await this.answering();
     return this.net.coordinatorIeee;
   }
 
@@ -107,11 +137,20 @@ export class FakeAdapter extends EventEmitter {
   async reset(): Promise<void> {}
 
   async supportsBackup(): Promise<boolean> {
-    return false;
+    return this.net.keepsNetwork();
   }
 
-  async backup(): Promise<never> {
-    throw new Error('the fake coordinator keeps no backup');
+  /** The network in NVRAM and the devices it knows, in herdsman's backup model (herdsman writes the file). */
+  async backup(): Promise<unknown> {
+    await this.answering();
+    const nvram = this.net.nvram();
+    if (!this.net.keepsNetwork() || !nvram) throw new Error('the fake coordinator keeps no backup');
+    const joined = this.net.list().filter((d) => d.joined);
+    return backupOf(
+      nvram,
+      this.net.coordinatorIeee,
+      joined.map((d) => ({ ieee: d.spec.ieee, nwk: d.spec.nwk })),
+    );
   }
 
   async getNetworkParameters(): Promise<{
@@ -120,6 +159,15 @@ export class FakeAdapter extends EventEmitter {
     channel: number;
     nwkUpdateID: number;
   }> {
+    await this.answering();
+    const nvram = this.net.nvram();
+    if (nvram)
+      return {
+        panID: nvram.panId,
+        extendedPanID: `0x${nvram.extendedPanId}`,
+        channel: nvram.channel,
+        nwkUpdateID: 0,
+      };
     return {
       panID: this.network.panID,
       extendedPanID: this.extendedPanId(),
@@ -131,6 +179,7 @@ export class FakeAdapter extends EventEmitter {
   async addInstallCode(): Promise<void> {}
 
   async permitJoin(seconds: number): Promise<void> {
+    await this.answering();
     this.net.setPermitJoin(seconds);
   }
 
@@ -145,13 +194,14 @@ export class FakeAdapter extends EventEmitter {
   ): Promise<[number, unknown] | undefined> {
     const { Zdo } = this.net.zh;
     await tick();
+    await this.answering();
     // Broadcasts (permit join, channel change, address requests to all) get no direct answer.
     if (networkAddress >= 0xfff8) return undefined;
     const name = Zdo.ClusterId[clusterId] ?? String(clusterId);
     const isCoordinator = networkAddress === 0 || ieeeAddress === this.net.coordinatorIeee;
     const device = isCoordinator ? undefined : (this.net.device(ieeeAddress) ?? this.net.byNwk(networkAddress));
     if (!isCoordinator) {
-      const answered = !!device && device.answers('ZDO');
+      const answered = !!device && device.answers('ZDO') && this.net.reaches(device.spec.ieee);
       this.net.events.emit('received', {
         ieee: device?.spec.ieee ?? ieeeAddress,
         kind: 'zdo',
@@ -186,8 +236,9 @@ export class FakeAdapter extends EventEmitter {
     disableResponse: boolean,
   ): Promise<ZclPayload | undefined> {
     await tick();
+    await this.answering();
     const device = this.net.device(ieeeAddr) ?? this.net.byNwk(networkAddress);
-    const answered = !!device && device.answers(zclFrame.cluster.name);
+    const answered = !!device && device.answers(zclFrame.cluster.name) && this.net.reaches(device.spec.ieee);
     this.net.events.emit('received', {
       ieee: device?.spec.ieee ?? ieeeAddr,
       kind: 'zcl',
@@ -218,10 +269,12 @@ export class FakeAdapter extends EventEmitter {
 
   async sendZclFrameToGroup(): Promise<void> {
     await tick();
+    await this.answering();
   }
 
   async sendZclFrameToAll(): Promise<void> {
     await tick();
+    await this.answering();
   }
 
   async setChannelInterPAN(): Promise<void> {}
@@ -281,16 +334,16 @@ export class FakeAdapter extends EventEmitter {
   // ---- called by the network ----
 
   deviceJoined(spec: FakeDeviceSpec): void {
-    if (this.attached) this.emit('deviceJoined', { networkAddress: spec.nwk, ieeeAddr: spec.ieee });
+    if (this.live()) this.emit('deviceJoined', { networkAddress: spec.nwk, ieeeAddr: spec.ieee });
   }
 
   deviceLeft(spec: FakeDeviceSpec): void {
-    if (this.attached) this.emit('deviceLeave', { networkAddress: spec.nwk, ieeeAddr: spec.ieee });
+    if (this.live()) this.emit('deviceLeave', { networkAddress: spec.nwk, ieeeAddr: spec.ieee });
   }
 
   /** A device announces itself (after a power cycle or a rejoin). */
   announce(spec: FakeDeviceSpec): void {
-    if (!this.attached) return;
+    if (!this.live()) return;
     const { Zdo } = this.net.zh;
     const router = spec.type === 'Router' ? 1 : 0;
     this.emit('zdoResponse', Zdo.ClusterId.END_DEVICE_ANNOUNCE, [
@@ -313,7 +366,7 @@ export class FakeAdapter extends EventEmitter {
   }
 
   frameFromDevice(spec: FakeDeviceSpec, endpoint: number, frame: ZclFrame): void {
-    if (this.attached) this.emitZcl(this.toPayload(spec, endpoint, frame));
+    if (this.live()) this.emitZcl(this.toPayload(spec, endpoint, frame));
   }
 
   // ---- helpers ----

@@ -2,10 +2,13 @@
  * The fake Zigbee network behind the fake coordinator: its devices, whether joining is open, and
  * the hooks tests drive (a device reports, goes offline, leaves, fails its next request, joins).
  * It outlives any one adapter: herdsman creates a new adapter when Zigbee2MQTT restarts.
+ * It is also the coordinator stick itself: whether it is plugged in, whether its firmware hangs,
+ * and (with `backups`) the network it keeps in its NVRAM.
  */
 import { EventEmitter } from 'node:events';
 import { FakeAdapter, type NetworkOptions } from './adapter.ts';
 import type { HerdsmanZspec, ZclFrame } from './herdsman.ts';
+import { type CoordinatorNvram, type NetworkIdentity, readBackupFile, sameNetwork, startStrategy } from './nvram.ts';
 import { type AttributeValues, FAKE_COORDINATOR_IEEE, type FakeDeviceSpec } from './spec.ts';
 import { FakeZclDevice } from './zcl-device.ts';
 import type { BindEntry } from './zdo.ts';
@@ -22,6 +25,13 @@ export interface FakeNetworkOptions {
   coverStepMs?: number;
   /** End devices check in (report their battery) this often, as sleepy devices do; 0 turns it off. */
   heartbeatMs?: number;
+  /**
+   * The coordinator keeps its network in NVRAM, writes backups and restores one onto a blank
+   * coordinator, as a Z-Stack 3 coordinator does (nvram.ts); devices then hear only the network
+   * they joined. Without it, the coordinator resumes whatever network it is given and keeps no
+   * backup (what the Zigbee2MQTT tests run).
+   */
+  backups?: boolean;
 }
 
 /** One request a device received, for tests to watch. */
@@ -47,7 +57,6 @@ export interface FakeNetworkEvents {
 export class FakeZigbeeNetwork {
   /** The fake's own events (not the adapter's: herdsman removes every adapter listener when it stops). */
   readonly events = new EventEmitter<FakeNetworkEvents>();
-  readonly coordinatorIeee: string;
   readonly zh: HerdsmanZspec;
   readonly noAnswerMs: number;
   private readonly devices = new Map<string, FakeZclDevice>();
@@ -57,10 +66,19 @@ export class FakeZigbeeNetwork {
   private plugged = true;
   private permitUntil = 0;
   private heartbeat?: NodeJS.Timeout;
+  private ieee: string;
+  /** While the firmware hangs: what every request waits on (released when it answers again). */
+  private stall?: { promise: Promise<void>; release: () => void };
+  /** The network in the coordinator's NVRAM (`backups` only); undefined: none yet. */
+  private stored?: CoordinatorNvram;
+  /** A blank coordinator forms or restores a network; otherwise the first start finds one formed already. */
+  private blank = false;
+  /** The network each device joined, and the highest frame counter it has seen from the coordinator. */
+  private readonly membership = new Map<string, { network: NetworkIdentity; counter: number }>();
 
   constructor(private readonly opts: FakeNetworkOptions) {
     this.zh = opts.zh;
-    this.coordinatorIeee = opts.coordinatorIeee ?? FAKE_COORDINATOR_IEEE;
+    this.ieee = opts.coordinatorIeee ?? FAKE_COORDINATOR_IEEE;
     this.noAnswerMs = opts.noAnswerMs ?? 1000;
     for (const spec of opts.devices) {
       if (this.devices.has(spec.ieee)) throw new Error(`fake device ${spec.ieee} is described twice`);
@@ -72,11 +90,95 @@ export class FakeZigbeeNetwork {
     }
   }
 
+  /** The coordinator's IEEE address (a swapped coordinator has its own). */
+  get coordinatorIeee(): string {
+    return this.ieee;
+  }
+
   /** The adapter herdsman uses (what `Adapter.create` returns); replaces any earlier one. */
-  createAdapter(network: NetworkOptions): FakeAdapter {
+  createAdapter(network: NetworkOptions, backupPath?: string): FakeAdapter {
     this.adapter?.detach();
-    this.adapter = new FakeAdapter(this, network);
+    this.adapter = new FakeAdapter(this, network, backupPath);
     return this.adapter;
+  }
+
+  // ---- the coordinator's firmware and NVRAM ----
+
+  /** The firmware stops answering while its serial port stays open: requests wait, nothing comes from the radio. */
+  hang(): void {
+    if (this.stall) return;
+    let release = () => {};
+    const promise = new Promise<void>((r) => {
+      release = r;
+    });
+    this.stall = { promise, release };
+  }
+
+  /** The firmware answers again: the requests that waited go on. */
+  resume(): void {
+    this.stall?.release();
+    this.stall = undefined;
+  }
+
+  /** What a request waits on while the firmware hangs. */
+  stalled(): Promise<void> | undefined {
+    return this.stall?.promise;
+  }
+
+  /** Whether the coordinator keeps its network in NVRAM and supports backups. */
+  keepsNetwork(): boolean {
+    return this.opts.backups === true;
+  }
+
+  /** The network in the coordinator's NVRAM (a copy), if any. */
+  nvram(): CoordinatorNvram | undefined {
+    return this.stored ? { ...this.stored } : undefined;
+  }
+
+  /**
+   * Another coordinator takes this one's place (a new or reflashed stick): blank NVRAM, its own
+   * IEEE address. The devices stay on the network they joined.
+   */
+  swapCoordinator(ieee: string): void {
+    if (this.adapter) throw new Error('stop the coordinator before swapping it');
+    this.ieee = ieee;
+    this.stored = undefined;
+    this.blank = true;
+  }
+
+  /** Starts the network the adapter is configured with, as the coordinator's firmware decides (nvram.ts). */
+  startNetwork(configured: CoordinatorNvram, backupPath: string | undefined): 'resumed' | 'restored' | 'reset' {
+    const backup = backupPath ? readBackupFile(backupPath) : undefined;
+    const { result, nvram } = startStrategy(this.blank ? undefined : (this.stored ?? configured), configured, backup);
+    this.stored = nvram;
+    this.blank = false;
+    // Devices paired before the first start joined the network found then.
+    for (const d of this.devices.values())
+      if (d.joined && !this.membership.has(d.spec.ieee))
+        this.membership.set(d.spec.ieee, { network: { ...nvram }, counter: nvram.frameCounter });
+    return result;
+  }
+
+  /**
+   * Whether a device hears the coordinator: on its network, with a frame counter above the last it
+   * saw (a device drops frames it counts as replayed, so a network formed again from scratch with
+   * the same key is not heard). Counts the frame.
+   */
+  reaches(ieee: string): boolean {
+    if (!this.keepsNetwork()) return true;
+    const nv = this.stored;
+    const m = this.membership.get(ieee);
+    if (!nv || !m || !sameNetwork(nv, m.network) || nv.frameCounter < m.counter) return false;
+    nv.frameCounter++;
+    m.counter = nv.frameCounter;
+    return true;
+  }
+
+  /** Whether the coordinator hears a device (it is on the coordinator's network). */
+  hears(ieee: string): boolean {
+    if (!this.keepsNetwork()) return true;
+    const m = this.membership.get(ieee);
+    return !!this.stored && !!m && sameNetwork(this.stored, m.network);
   }
 
   /** Called by the adapter when herdsman stops it. */
@@ -168,6 +270,8 @@ export class FakeZigbeeNetwork {
     if (!this.adapter) return refuse('the coordinator is not running');
     device.joined = true;
     device.online = true;
+    if (this.stored)
+      this.membership.set(device.spec.ieee, { network: { ...this.stored }, counter: this.stored.frameCounter });
     this.adapter.deviceJoined(device.spec);
     this.events.emit('joined', { ieee: device.spec.ieee });
     return { ok: true, ieee: device.spec.ieee };
@@ -230,7 +334,7 @@ export class FakeZigbeeNetwork {
 
   private fromDevice(ieee: string, endpoint: number, frame: ZclFrame): void {
     const device = this.devices.get(ieee);
-    if (!device?.joined || !device.online) return;
+    if (!device?.joined || !device.online || !this.hears(ieee)) return;
     this.adapter?.frameFromDevice(device.spec, endpoint, frame);
   }
 
