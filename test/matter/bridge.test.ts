@@ -315,6 +315,11 @@ test('the console shows the QR code to scan and the pairing code, and turns the 
     "the console's choice outlives a restart",
   );
   assert.deepEqual(s.turnedOn, { enabled: true, chosen_by: 'console', sameCode: true });
+  assert.deepEqual(
+    s.afterReset,
+    { enabled: true, newCode: true, fabricsBefore: 0, commissionedAgain: true, fabricsAfter: 1 },
+    'a factory reset makes a new bridge, which a controller adds with the new code',
+  );
   assert.match(
     s.offAdvice,
     /Turn it on in the console.*\n.*its choice is kept and wins over --matter-enabled/,

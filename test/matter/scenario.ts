@@ -725,6 +725,25 @@ try {
     await browser.close();
   }
 
+  // A factory reset: the bridge starts again as a new bridge (a new pairing code, no controllers),
+  // still on, and a controller commissions it afresh with the new code.
+  cli('reset');
+  const fresh = await until('a new bridge after the reset', async () => {
+    const st = (await web.call('GET', '/matter')).body;
+    return st.enabled && st.manual_pairing_code && st.manual_pairing_code !== manual ? st : undefined;
+  });
+  const again = await controller.peers.commission({
+    pairingCode: fresh.manual_pairing_code,
+    timeout: Seconds(60),
+  } as never);
+  seen.afterReset = {
+    enabled: fresh.enabled,
+    newCode: fresh.manual_pairing_code !== manual,
+    fabricsBefore: fresh.fabrics.length,
+    commissionedAgain: again !== undefined,
+    fabricsAfter: (await web.call('GET', '/matter')).body.fabrics.length,
+  };
+
   const Database = (await import('better-sqlite3')).default;
   const store = new Database(join(dataDir, 'gateway.db'), { readonly: true });
   const passcode = (
