@@ -336,6 +336,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   };
   const services: OpenApiServices = {
     log,
+    clock,
     tokens,
     security,
     alarm,
@@ -359,7 +360,6 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     access: consoleAccess,
     version: pkg.version,
     bus,
-    clock,
     pairingSeconds: settings.zigbee.permit_join_seconds,
     matter: () => matter,
     switchMatter,
