@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { DEFAULT_CONFIG } from '../../src/core/alarm/index.ts';
+import { DEFAULT_CONFIG, parseConfigPatch } from '../../src/core/alarm/index.ts';
 import { migrations } from '../../src/store/migrations.ts';
 import { call, rest, startGateway, type TestGateway, tempDir, VERSIONS } from '../helpers/foundation.ts';
 import { mutate } from '../helpers/fuzz.ts';
@@ -179,6 +179,57 @@ describe('bad settings are refused with the envelope, naming each problem, and c
       }),
       { numRuns: 150 },
     );
+  });
+
+  test('random bodies get every problem in the `path: rule` form of the compiled schema, and change nothing', async () => {
+    const RULE =
+      /^.*?: (required|unknown field|expected an? \w+, got |\S+ is (below min|above max|not an integer)|.+ is not one of |must be |\d+ items is above max |no device has |.+ is listed twice|device .+ has none of )/;
+    const value = fc.oneof(
+      fc.constantFrom(
+        null,
+        true,
+        -2,
+        -1,
+        0,
+        1.5,
+        3601,
+        '',
+        'all',
+        'some',
+        'alarm1',
+        [],
+        [door],
+        [lamp],
+        [door, door],
+        ['x'],
+      ),
+      fc.jsonValue({ maxDepth: 2 }),
+    );
+    const key = fc.constantFrom('exit_delay', 'entry_delay', 'alarm_sound', 'alarm_duration', 'devices', 'colour');
+    const body = fc.oneof(fc.dictionary(key, value, { maxKeys: 4 }), fc.jsonValue({ maxDepth: 2 }));
+    await fc.assert(
+      fc.asyncProperty(body, async (b) => {
+        const before = (await get('security/3/config')).json.data;
+        const r = await put('security/3/config', JSON.stringify(b));
+        assert.equal(r.status, 200);
+        if (r.json.error === 0) return;
+        assert.equal(r.json.error, 400, r.text);
+        for (const part of r.json.message.split('; ')) assert.match(part, RULE, r.text);
+        assert.deepEqual((await get('security/3/config')).json.data, before);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('the core check alone refuses what is not an object, null included, without throwing', () => {
+    const none = { get: () => undefined };
+    for (const [body, message] of [
+      [null, 'body: expected an object, got null'],
+      [[], 'body: expected an object, got an array'],
+      ['x', 'body: expected an object, got "x"'],
+      [{ devices: ['a', 'a'] }, 'devices.0: no device has serial number "a"; devices.1: "a" is listed twice'],
+    ] as const)
+      assert.deepEqual(parseConfigPatch(body, none), { ok: false, errors: message.split('; ') });
   });
 });
 
