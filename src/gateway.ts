@@ -341,6 +341,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   };
   const services: OpenApiServices = {
     log,
+    clock,
     tokens,
     security,
     alarm,
@@ -364,7 +365,6 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     access: consoleAccess,
     version: pkg.version,
     bus,
-    clock,
     pairingSeconds: settings.zigbee.permit_join_seconds,
     matter: () => matter,
     switchMatter,

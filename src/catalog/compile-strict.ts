@@ -56,6 +56,9 @@ export function compileStrict(s: Schema): Check {
       const item = compileStrict(s.items);
       return (v, path, errors) => {
         if (!Array.isArray(v)) return void errors.push(`${path}: expected an array, got ${fmt(v)}`);
+        // Too long: one message, not one per item of a list that may hold a whole body's worth.
+        if (s.maxItems !== undefined && v.length > s.maxItems)
+          return void errors.push(`${path}: ${v.length} items is above max ${s.maxItems}`);
         if (s.minItems !== undefined && v.length < s.minItems)
           errors.push(`${path}: needs at least ${s.minItems} item${s.minItems === 1 ? '' : 's'}`);
         for (let i = 0; i < v.length; i++) item(v[i], `${path}.${i}`, errors);
@@ -104,6 +107,19 @@ export function compileStrict(s: Schema): Check {
       };
     }
   }
+}
+
+/**
+ * The strict checker of one part of a request (its body, query, path or a payload), as a list
+ * of messages: `field: rule` for what is inside it, `whole: rule` for the part itself.
+ */
+export function compileTop(s: Schema, whole: string): (v: unknown) => string[] {
+  const check = compileStrict(s);
+  return (v) => {
+    const errors: string[] = [];
+    check(v, '', errors);
+    return errors.map((e) => (e.startsWith('.') ? e.slice(1) : e.startsWith(': ') ? `${whole}${e}` : e));
+  };
 }
 
 function compileObject(s: ObjectSchema): Check {

@@ -57,6 +57,7 @@ export function toJsonSchema(s: Schema): JsonSchema {
     case 'array': {
       const out: JsonSchema = { type: 'array', items: toJsonSchema(s.items) };
       if (s.minItems !== undefined) out.minItems = s.minItems;
+      if (s.maxItems !== undefined) out.maxItems = s.maxItems;
       return withDoc(out, s);
     }
     case 'map': {

@@ -55,6 +55,8 @@ export interface ArraySchema extends Base {
   kind: 'array';
   items: Schema;
   minItems?: number;
+  /** Longest list; a longer one is refused before its items are read. */
+  maxItems?: number;
 }
 export interface MapSchema extends Base {
   kind: 'map';
@@ -193,7 +195,7 @@ export function describe(s: Schema): string {
     case 'object':
       return 'object';
     case 'array':
-      return `array of ${describe(s.items)}${s.minItems ? ` (at least ${s.minItems})` : ''}`;
+      return `array of ${describe(s.items)}${s.minItems ? ` (at least ${s.minItems})` : ''}${s.maxItems !== undefined ? ` (at most ${s.maxItems})` : ''}`;
     case 'map':
       return `object: ${s.keyDoc ?? 'any key'} -> ${describe(s.values)}`;
     case 'tagged':

@@ -144,3 +144,97 @@ describe('T1 under random and mutated bodies', () => {
     assert.deepEqual(again, listed);
   });
 });
+
+describe("T1's envelope and RegisterTTSEngine's payload are checked by their declared schemas", () => {
+  let g: TestGateway;
+  let token: string;
+
+  before(async () => {
+    g = await startGateway();
+    token = await g.linkToken('schemas');
+  });
+  after(() => g.stop());
+
+  const post = (body: unknown) => call(g.url, 'POST', '/open-api/v2/rest/thirdparty/event', { token, body });
+  const register = (payload: unknown) =>
+    post({ event: { header: { name: 'RegisterTTSEngine', message_id: 'm', version: '1' }, payload } });
+  const engines = async () =>
+    (await call(g.url, 'GET', '/open-api/v2/rest/tts/engines', { token })).json.data.engines.length;
+
+  const envelopes: [string, unknown, string][] = [
+    ['an array', [], 'body: expected an object, got an array'],
+    ['no event', {}, 'event: required'],
+    ['an event that is a number', { event: 5 }, 'event: expected an object, got 5'],
+    ['no header', { event: { payload: {} } }, 'header: required'],
+    ['a header that is a string', { event: { header: 'x' } }, 'header: expected an object, got "x"'],
+    ['a header without a name', { event: { header: { message_id: 'm' } } }, 'header.name: required'],
+    ['a name that is a number', { event: { header: { name: 7 } } }, 'header.name: expected a string, got 7'],
+  ];
+  for (const [what, body, message] of envelopes) {
+    test(`${what}: INVALID_PARAMETERS "${message}"`, async () => {
+      const r = await post(body);
+      assert.equal(r.status, 200);
+      assert.equal(r.json.header.name, 'ErrorResponse', r.text);
+      assert.deepEqual(r.json.payload, { type: 'INVALID_PARAMETERS', description: message });
+    });
+  }
+
+  const payloads: [string, unknown, string][] = [
+    ['a number', 5, 'payload: expected an object, got 5'],
+    ['an empty object', {}, 'payload.service_address: required; payload.name: required'],
+    [
+      'a name that is a number',
+      { service_address: 'http://127.0.0.1:9/tts', name: 5 },
+      'payload.name: expected a string, got 5',
+    ],
+    [
+      'a blank name',
+      { service_address: 'http://127.0.0.1:9/tts', name: ' ' },
+      'payload.name: " " is not a non-empty name',
+    ],
+    [
+      'a name of 257 characters',
+      { service_address: 'http://127.0.0.1:9/tts', name: 'n'.repeat(257) },
+      'payload.name: longer than 256 characters',
+    ],
+    [
+      'an address that is a number',
+      { service_address: 5, name: 'tts' },
+      'payload.service_address: expected a string, got 5',
+    ],
+    ['an empty address', { service_address: '', name: 'tts' }, 'payload.service_address: "" is not a service address'],
+    [
+      'an ftp address',
+      { service_address: 'ftp://127.0.0.1/tts', name: 'tts' },
+      'payload.service_address: "ftp://127.0.0.1/tts" is not an http(s) URL',
+    ],
+  ];
+  for (const [what, payload, message] of payloads) {
+    test(`RegisterTTSEngine with ${what}: "${message}", and no engine is registered`, async () => {
+      const before = await engines();
+      const r = await register(payload);
+      assert.equal(r.json.header.name, 'ErrorResponse', r.text);
+      assert.deepEqual(r.json.payload, { type: 'INVALID_PARAMETERS', description: message });
+      assert.equal(await engines(), before);
+    });
+  }
+
+  test('random RegisterTTSEngine payloads register an engine or name each problem as `payload.<field>: rule`', async () => {
+    const field = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom('', ' ', 'tts', 'http://127.0.0.1:9/tts'));
+    const payload = fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }),
+      fc.record({ service_address: field, name: field }, { requiredKeys: [] }),
+    );
+    await fc.assert(
+      fc.asyncProperty(payload, async (p) => {
+        const r = await register(p);
+        assert.equal(r.status, 200, r.text);
+        if (r.json.header.name === 'Response') return void assert.equal(typeof r.json.payload.engine_id, 'string');
+        assert.equal(r.json.payload.type, 'INVALID_PARAMETERS', r.text);
+        for (const part of r.json.payload.description.split('; '))
+          assert.match(part, /^payload(\.(service_address|name))?: \S/, r.text);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

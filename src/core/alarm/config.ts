@@ -1,9 +1,12 @@
 /**
  * The alarm settings of one security mode (beyond the spec; docs/security.md): which devices
- * trigger it, its exit and entry delays, and the sound it rings and for how long. Checked here,
- * strictly, with every problem of a body reported as `path: rule`.
+ * trigger it, its exit and entry delays, and the sound it rings and for how long. A body is checked
+ * by its declared schema (compiled strictly, every problem as `path: rule`), then against the
+ * devices it names.
  */
+import { compileTop } from '../../catalog/compile-strict.ts';
 import { fmt, isObject } from '../../catalog/format.ts';
+import { arr, doc, int, type ObjectSchema, obj, oneOf, opt, str, union } from '../../catalog/schema.ts';
 import { TRIGGER_CAPABILITIES } from './triggers.ts';
 
 /** The sounds an alarm may ring (spec 2.8 sound names of the alarm family). */
@@ -55,45 +58,42 @@ export interface DeviceLookup {
 export type ConfigPatch = Partial<AlarmConfig>;
 export type PatchOutcome = { ok: true; patch: ConfigPatch } | { ok: false; errors: string[] };
 
-const FIELDS = ['exit_delay', 'entry_delay', 'alarm_sound', 'alarm_duration', 'devices'] as const;
+const delay = int({ min: CONFIG_LIMITS.delay.min, max: CONFIG_LIMITS.delay.max, unit: 's' });
 
-function delay(v: unknown, path: string, errors: string[]): number | undefined {
-  const { min, max } = CONFIG_LIMITS.delay;
-  if (typeof v !== 'number' || !Number.isInteger(v)) errors.push(`${path}: ${fmt(v)} is not an integer (seconds)`);
-  else if (v < min) errors.push(`${path}: ${v} is below min ${min}`);
-  else if (v > max) errors.push(`${path}: ${v} is above max ${max}`);
-  else return v;
-  return undefined;
-}
+/**
+ * A PUT body as data: any subset of the settings. Closed: this is the gateway's own route, and a
+ * misspelt setting silently ignored would leave the user believing it changed. The route documents
+ * this schema; parseConfigPatch checks it.
+ */
+export const CONFIG_PATCH_SCHEMA: ObjectSchema = obj({
+  exit_delay: opt(delay),
+  entry_delay: opt(delay),
+  alarm_sound: opt(oneOf(...ALARM_SOUNDS)),
+  // The range first: for 0 or -2 "below min 1" says more than "must be -1".
+  alarm_duration: opt(
+    doc(
+      union(
+        int({ min: CONFIG_LIMITS.duration.min, max: CONFIG_LIMITS.duration.max, unit: 's' }),
+        oneOf(CONFIG_LIMITS.duration.untilCancelled),
+      ),
+      'seconds the alarm rings; -1 until cancelled',
+    ),
+  ),
+  devices: opt(
+    doc(
+      union(oneOf(ALL_DEVICES), arr(str(), { maxItems: CONFIG_LIMITS.devices })),
+      'serial numbers of devices with a trigger capability, or "all"',
+    ),
+  ),
+});
 
-function duration(v: unknown, errors: string[]): number | undefined {
-  const { min, max, untilCancelled } = CONFIG_LIMITS.duration;
-  if (typeof v !== 'number' || !Number.isInteger(v))
-    errors.push(`alarm_duration: ${fmt(v)} is not an integer (seconds)`);
-  else if (v !== untilCancelled && (v < min || v > max))
-    errors.push(`alarm_duration: ${v} is neither ${untilCancelled} (until cancelled) nor within ${min}-${max}`);
-  else return v;
-  return undefined;
-}
+const checkPatch = compileTop(CONFIG_PATCH_SCHEMA, 'body');
 
-function deviceList(v: unknown, devices: DeviceLookup, errors: string[]): AlarmConfig['devices'] | undefined {
-  if (v === ALL_DEVICES) return ALL_DEVICES;
-  if (!Array.isArray(v)) {
-    errors.push(`devices: ${fmt(v)} is neither "${ALL_DEVICES}" nor an array of serial numbers`);
-    return undefined;
-  }
-  if (v.length > CONFIG_LIMITS.devices) {
-    errors.push(`devices: ${v.length} entries is above max ${CONFIG_LIMITS.devices}`);
-    return undefined;
-  }
-  const before = errors.length;
+/** What the schema cannot know: each device named exists, once, and can trigger an alarm. */
+function checkDevices(list: readonly string[], devices: DeviceLookup, errors: string[]): void {
   const seen = new Set<string>();
-  for (const [i, serial] of v.entries()) {
+  for (const [i, serial] of list.entries()) {
     const path = `devices.${i}`;
-    if (typeof serial !== 'string') {
-      errors.push(`${path}: ${fmt(serial)} is not a serial number (a string)`);
-      continue;
-    }
     if (seen.has(serial)) {
       errors.push(`${path}: ${fmt(serial)} is listed twice`);
       continue;
@@ -106,7 +106,6 @@ function deviceList(v: unknown, devices: DeviceLookup, errors: string[]): AlarmC
         `${path}: device ${fmt(serial)} (${fmt(device.name)}) has none of ${TRIGGER_CAPABILITIES.join(', ')}`,
       );
   }
-  return errors.length === before ? (v as string[]) : undefined;
 }
 
 /**
@@ -114,21 +113,14 @@ function deviceList(v: unknown, devices: DeviceLookup, errors: string[]): AlarmC
  * wrong types, values out of range and devices that do not exist or cannot trigger are refused.
  */
 export function parseConfigPatch(body: unknown, devices: DeviceLookup): PatchOutcome {
-  if (!isObject(body)) return { ok: false, errors: [`body: expected a JSON object, got ${fmt(body)}`] };
-  const errors: string[] = [];
-  const patch: ConfigPatch = {};
-  for (const key of Object.keys(body)) {
-    if (!(FIELDS as readonly string[]).includes(key))
-      errors.push(`${key.length > 40 ? `${key.slice(0, 40)}...` : key}: unknown field (known: ${FIELDS.join(', ')})`);
-  }
-  if (body.exit_delay !== undefined) patch.exit_delay = delay(body.exit_delay, 'exit_delay', errors);
-  if (body.entry_delay !== undefined) patch.entry_delay = delay(body.entry_delay, 'entry_delay', errors);
-  if (body.alarm_sound !== undefined) {
-    if ((ALARM_SOUNDS as readonly unknown[]).includes(body.alarm_sound))
-      patch.alarm_sound = body.alarm_sound as AlarmSound;
-    else errors.push(`alarm_sound: ${fmt(body.alarm_sound)} is not one of ${ALARM_SOUNDS.join(', ')}`);
-  }
-  if (body.alarm_duration !== undefined) patch.alarm_duration = duration(body.alarm_duration, errors);
-  if (body.devices !== undefined) patch.devices = deviceList(body.devices, devices, errors);
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, patch };
+  const errors = checkPatch(body);
+  const patch = (isObject(body) ? body : {}) as ConfigPatch;
+  // Every problem at once: the devices of a well-formed list are looked up even when another field is wrong.
+  if (!errors.some((e) => /^devices[.:]/.test(e)) && Array.isArray(patch.devices))
+    checkDevices(patch.devices, devices, errors);
+  if (errors.length > 0) return { ok: false, errors };
+  const known: ConfigPatch = {};
+  for (const k of Object.keys(CONFIG_PATCH_SCHEMA.fields) as (keyof AlarmConfig)[])
+    if (patch[k] !== undefined) Object.assign(known, { [k]: patch[k] });
+  return { ok: true, patch: known };
 }

@@ -15,6 +15,7 @@ export {
   type AlarmConfig,
   type AlarmSound,
   CONFIG_LIMITS,
+  CONFIG_PATCH_SCHEMA,
   DEFAULT_CONFIG,
   type DeviceLookup,
   parseConfigPatch,

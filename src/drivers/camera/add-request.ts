@@ -3,12 +3,17 @@
  * D4 camera-stream capability into the stream it now names. Clients differ in where they put the
  * stream URL: `configuration.streamSetting.value.stream_url` at the top of the body (the spec's
  * example), the same inside the capability, or `streamUrl` as in the 2.6 setting. All are read;
- * given twice, they must agree. Problems are values: 400 naming the path, 110011 for a URL that
- * is not a stream address, 110015 for credentials in the URL that differ from the account given.
+ * given twice, they must agree. A device is checked by its declared schema (CAMERA_SCHEMA, the
+ * `path: rule` messages of every route) before what no schema says: the two spellings agreeing,
+ * the capability as the catalog defines it, the stream URL. Problems are values: 400 naming the
+ * path, 110011 for a URL that is not a stream address, 110015 for credentials in the URL that
+ * differ from the account given.
  */
 import { isDeepStrictEqual } from 'node:util';
+import { compileStrict } from '../../catalog/compile-strict.ts';
 import { ErrorCode } from '../../catalog/errors.ts';
 import { type CapabilityObject, permissionBits, permissionCode, validateCapabilities } from '../../catalog/index.ts';
+import { arr, obj, oneOf, opt, str } from '../../catalog/schema.ts';
 import { isObject, own } from '../../lib/object.ts';
 import { type Account, type CameraProtocol, maskUrl, parseStreamUrl, type StreamAddress } from './stream-url.ts';
 import { type CameraFailure, cameraFailure } from './types.ts';
@@ -126,58 +131,63 @@ export function chooseAccount(address: StreamAddress, given: Account | undefined
   return inUrl ?? givenReal;
 }
 
-function text(body: Record<string, unknown>, key: string, path: string, fallback?: string): string | CameraFailure {
-  const v = body[key];
-  if (v === undefined || v === null) {
-    if (fallback !== undefined) return fallback;
-    return bad(`${path}${key}: required`);
-  }
-  if (typeof v !== 'string') return bad(`${path}${key}: ${JSON.stringify(v)} is not a string`);
-  if (v.length > MAX_TEXT) return bad(`${path}${key}: longer than ${MAX_TEXT} characters`);
-  if (fallback === undefined && v.trim() === '') return bad(`${path}${key}: must not be empty`);
-  return v;
-}
+/** A camera's protocol as clients write it: either word, in any case. */
+const protocolWord = str({ pattern: /^(rtsp|esp32-cam)$/i, patternDoc: 'RTSP or ESP32-CAM' });
+/** A text the camera may leave out (null reads as absent). */
+const optionalText = opt(str({ maxLength: MAX_TEXT }));
+
+/**
+ * One device of a D2 body as data (spec 4.2). Open: clients send fields of other versions. The
+ * capability object itself is the catalog's to check; the stream URL, in whichever of its three
+ * places, is read after this (streamSource), as it may be given twice and must then agree.
+ */
+export const CAMERA_SCHEMA = obj(
+  {
+    name: str({ maxLength: MAX_TEXT, pattern: /\S/, patternDoc: 'a non-empty name' }),
+    display_category: str({ pattern: /^camera$/i, patternDoc: 'camera (only cameras are added by hand)' }),
+    // The spec's examples spell it `protocal`, its field table `protocol` (COMPAT.md): both are read.
+    protocal: opt(protocolWord),
+    protocol: opt(protocolWord),
+    manufacturer: optionalText,
+    model: optionalText,
+    firmware_version: optionalText,
+    capabilities: arr(obj({ capability: oneOf('camera-stream') }, { open: true }), {
+      minItems: 1,
+      maxItems: 1,
+      doc: 'exactly one camera-stream capability',
+    }),
+    configuration: opt(obj({}, { open: true, doc: 'where the spec example puts streamSetting' })),
+  },
+  { open: true, atLeastOne: ['protocol', 'protocal'] },
+);
+const checkCamera = compileStrict(CAMERA_SCHEMA);
+const TEXTS = ['name', 'manufacturer', 'model', 'firmware_version'] as const;
 
 /** Reads one device of a D2 body; `at` prefixes paths (`0.` for the first of an array body). */
 export function readCamera(raw: unknown, at = ''): CameraSpec | CameraFailure {
-  if (!isObject(raw)) return bad(`${at ? at.slice(0, -1) : 'body'}: expected a JSON object`);
-  const body = raw;
-  const name = text(body, 'name', at);
-  if (typeof name !== 'string') return name;
+  // Clients send null for a text they do not know: read as absent (a name is then required).
+  const body = isObject(raw) ? { ...raw } : raw;
+  if (isObject(body)) for (const k of TEXTS) if (body[k] === null) delete body[k];
+  const errors: string[] = [];
+  // Paths as every route writes them: `name: ...` alone, `0.name: ...` in an array, `body: ...` for the whole.
+  checkCamera(body, at.slice(0, -1), errors);
+  if (errors.length > 0 || !isObject(body))
+    return bad(errors.map((e) => (e.startsWith('.') ? e.slice(1) : e.startsWith(': ') ? `body${e}` : e)).join('; '));
+  const name = body.name as string;
 
-  const category = body.display_category;
-  if (category === undefined) return bad(`${at}display_category: required`);
-  if (typeof category !== 'string' || category.toLowerCase() !== 'camera')
-    return bad(`${at}display_category: ${JSON.stringify(category)} is not camera (only cameras are added by hand)`);
-
-  // The spec's examples spell it `protocal`, its field table `protocol` (COMPAT.md): both are read.
-  const spellings = (['protocol', 'protocal'] as const).filter((k) => body[k] !== undefined);
-  if (spellings.length === 0) return bad(`${at}protocol: required (RTSP or ESP32-CAM; also read as protocal)`);
   let protocol: CameraProtocol | undefined;
-  for (const k of spellings) {
+  for (const k of ['protocol', 'protocal'] as const) {
     const v = body[k];
-    const p = typeof v === 'string' ? own(PROTOCOLS, v.toLowerCase()) : undefined;
-    if (!p) return bad(`${at}${k}: ${JSON.stringify(v)} is not RTSP or ESP32-CAM`);
+    if (typeof v !== 'string') continue;
+    const p = own(PROTOCOLS, v.toLowerCase());
     if (protocol && p !== protocol) return bad(`${at}protocal and protocol name different protocols`);
     protocol = p;
   }
+  const manufacturer = (body.manufacturer as string | undefined) ?? '';
+  const model = (body.model as string | undefined) ?? '';
+  const firmware = (body.firmware_version as string | undefined) ?? '';
 
-  const manufacturer = text(body, 'manufacturer', at, '');
-  if (typeof manufacturer !== 'string') return manufacturer;
-  const model = text(body, 'model', at, '');
-  if (typeof model !== 'string') return model;
-  const firmware = text(body, 'firmware_version', at, '');
-  if (typeof firmware !== 'string') return firmware;
-
-  const caps = body.capabilities;
-  if (caps === undefined) return bad(`${at}capabilities: required (one camera-stream capability)`);
-  if (!Array.isArray(caps)) return bad(`${at}capabilities: expected an array`);
-  if (caps.length !== 1)
-    return bad(`${at}capabilities: expected exactly one camera-stream capability, got ${caps.length}`);
-  const cap = caps[0];
-  if (!isObject(cap)) return bad(`${at}capabilities.0: expected an object`);
-  if (cap.capability !== 'camera-stream')
-    return bad(`${at}capabilities.0.capability: ${JSON.stringify(cap.capability)} is not camera-stream`);
+  const cap = (body.capabilities as Record<string, unknown>[])[0] as Record<string, unknown>;
   // The catalog checks the object itself (settings and configuration shapes); a missing
   // permission is read as the catalog's own (configure only).
   const permission = cap.permission === undefined ? '0010' : cap.permission;

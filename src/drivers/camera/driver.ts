@@ -18,7 +18,7 @@ import type {
   Provisioning,
   ProvisionOutcome,
 } from '../../core/devices/contract.ts';
-import type { Clock } from '../../lib/clock.ts';
+import { type Clock, systemClock } from '../../lib/clock.ts';
 import { LazyAgent } from '../../lib/lazy-agent.ts';
 import type { Log } from '../../lib/log.ts';
 import { type CameraSpec, chooseAccount, configuredSource, readAddRequest } from './add-request.ts';
@@ -57,7 +57,7 @@ export interface CameraDriverOptions {
   log?: Log;
   /** The watcher's timers (tests run rounds by hand). */
   timers?: Timers;
-  /** The clock of the snapshot cache (the gateway's). */
+  /** The gateway's clock: D2 and D4 deadlines, probe and check budgets, the snapshot cache. */
   clock?: Clock;
   /** DNS lookup for RTSP connections (node's by default). */
   lookup?: LookupFunction;
@@ -84,9 +84,13 @@ export class CameraDriver implements Driver {
   readonly live: LiveHub;
   private readonly snapshots: Snapshots;
   private readonly watcher: Watcher;
+  /** Now on the gateway's clock, which the deadlines handed in (D2, D4) are on. */
+  private readonly now: () => number;
 
   constructor(private readonly opts: CameraDriverOptions) {
     const s = opts.settings;
+    const clock = opts.clock ?? systemClock;
+    this.now = () => clock.now();
     // Short keep-alive: a board serves few connections, and the live view holds one of them.
     this.agent = new LazyAgent({ keepAliveTimeout: 1000, connections: 8 });
     this.ffmpeg = new Ffmpeg(s.ffmpeg_path);
@@ -149,8 +153,12 @@ export class CameraDriver implements Driver {
 
   private probe(address: StreamAddress, account: Account | undefined, deadline: number): Promise<ProbeOutcome> {
     return address.protocol === 'rtsp'
-      ? probeRtsp(address, account, { deadline, ...(this.opts.lookup ? { lookup: this.opts.lookup } : {}) })
-      : probeEsp32(address, account, { deadline, dispatcher: this.agent });
+      ? probeRtsp(address, account, {
+          deadline,
+          now: this.now,
+          ...(this.opts.lookup ? { lookup: this.opts.lookup } : {}),
+        })
+      : probeEsp32(address, account, { deadline, now: this.now, dispatcher: this.agent });
   }
 
   private async alive(serial: string): Promise<boolean> {
@@ -160,7 +168,8 @@ export class CameraDriver implements Driver {
     const r =
       cam.protocol === 'rtsp'
         ? await rtspAlive(cam.address, cam.account, {
-            deadline: Date.now() + CHECK_TIMEOUT_MS,
+            deadline: this.now() + CHECK_TIMEOUT_MS,
+            now: this.now,
             ...(this.opts.lookup ? { lookup: this.opts.lookup } : {}),
           })
         : await httpAlive(cam.captureUrl ?? cam.mjpegUrl ?? cam.address.url, cam.account, CHECK_TIMEOUT_MS, this.agent);
@@ -211,7 +220,7 @@ export class CameraDriver implements Driver {
     const at = (i: number) => (many ? `${i}: ` : '');
     const before = this.admissible(cameras, at);
     if (before) return before;
-    const until = Math.min(deadline, Date.now() + this.opts.settings.probe_timeout_ms);
+    const until = Math.min(deadline, this.now() + this.opts.settings.probe_timeout_ms);
     const probes = await Promise.all(cameras.map((c) => this.probe(c.address, c.account, until)));
     for (const [i, p] of probes.entries()) {
       if (!p.ok) {
@@ -297,7 +306,7 @@ export class CameraDriver implements Driver {
       };
     const holder = this.holderOf(key, d.serial_number);
     if (holder) return fail(`the stream ${maskUrl(address.url)} is already added as ${holder.serial_number}`);
-    const until = Math.min(deadline ?? Number.POSITIVE_INFINITY, Date.now() + this.opts.settings.probe_timeout_ms);
+    const until = Math.min(deadline ?? Number.POSITIVE_INFINITY, this.now() + this.opts.settings.probe_timeout_ms);
     const probed = await this.probe(address, account, until);
     if (!probed.ok) return fail(`(${probed.code}) ${probed.message}`);
     const current = this.registry.get(d.serial_number);

@@ -12,8 +12,21 @@ import { type Account, hostPort, type StreamAddress } from './stream-url.ts';
 import { type CameraFailure, cameraFailure, type ProbeOutcome, type StreamFacts } from './types.ts';
 
 export interface RtspProbeOptions {
+  /** Epoch ms on `now`'s clock. */
   deadline: number;
   lookup?: LookupFunction;
+  /** The clock the deadline is on (the gateway's); Date.now by default. */
+  now?: () => number;
+}
+
+/** The session options of a probe: its deadline on its clock, and the account and lookup when given. */
+function sessionOptions(opts: RtspProbeOptions, account: Account | undefined) {
+  return {
+    deadline: opts.deadline,
+    ...(account ? { account } : {}),
+    ...(opts.lookup ? { lookup: opts.lookup } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
+  };
 }
 
 /** How often, and how far apart, a DESCRIBE answered 503 (busy) is sent again. */
@@ -96,7 +109,7 @@ export async function probeRtsp(
   // fault, never the gateway's: a clear 110011 rather than a server exception.
   const result = await withRtspSession(
     address,
-    { deadline: opts.deadline, ...(hasAccount ? { account } : {}), ...(opts.lookup ? { lookup: opts.lookup } : {}) },
+    sessionOptions(opts, hasAccount ? account : undefined),
     async (session): Promise<ProbeOutcome> => {
       const options = await session.request('OPTIONS');
       if (!options.ok) return transportFailure(options.kind, options.detail, address);
@@ -107,7 +120,7 @@ export async function probeRtsp(
       // A busy camera (or a server still tearing down the stream for a previous client) answers
       // 503 for a moment: asked again shortly, within the deadline.
       for (let tries = 0; tries < BUSY_RETRIES && describe.ok && describe.response.status === 503; tries++) {
-        const wait = Math.min(BUSY_PAUSE_MS, opts.deadline - Date.now() - BUSY_PAUSE_MS);
+        const wait = Math.min(BUSY_PAUSE_MS, opts.deadline - (opts.now ?? Date.now)() - BUSY_PAUSE_MS);
         if (wait <= 0) break;
         await new Promise((r) => setTimeout(r, wait));
         describe = await session.request('DESCRIBE', { Accept: 'application/sdp' });
@@ -140,10 +153,8 @@ export async function rtspAlive(
   account: Account | undefined,
   opts: RtspProbeOptions,
 ): Promise<{ alive: true } | { alive: false; reason: string }> {
-  const result = await withRtspSession(
-    address,
-    { deadline: opts.deadline, ...(account ? { account } : {}), ...(opts.lookup ? { lookup: opts.lookup } : {}) },
-    async (session) => session.request('OPTIONS'),
+  const result = await withRtspSession(address, sessionOptions(opts, account), async (session) =>
+    session.request('OPTIONS'),
   );
   return result.ok ? { alive: true } : { alive: false, reason: result.detail };
 }

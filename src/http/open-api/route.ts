@@ -7,8 +7,8 @@
  * document. A handler receives checked input and returns a value; it never writes the envelope.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type Check, compileStrict } from '../../catalog/compile-strict.ts';
-import { ErrorCode, type ErrorCodeValue } from '../../catalog/errors.ts';
+import { compileTop } from '../../catalog/compile-strict.ts';
+import { ErrorCode, type ErrorCodeValue, errorMessages } from '../../catalog/errors.ts';
 import type { ObjectSchema, Schema, StringSchema } from '../../catalog/schema.ts';
 import type { TokenInfo } from '../../core/tokens.ts';
 import { bearerToken } from './auth.ts';
@@ -90,15 +90,9 @@ export function fastifyPath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, ':$1');
 }
 
-/** Runs a compiled check at the top of a request part; messages read `field: rule` (`body: ...` for the whole). */
+/** The compiled check of a request part, when it declares one; messages read `field: rule` (`body: ...` for the whole). */
 function checker(schema: Schema | undefined, whole: string): ((v: unknown) => string[]) | undefined {
-  if (!schema) return undefined;
-  const check: Check = compileStrict(schema);
-  return (v) => {
-    const errors: string[] = [];
-    check(v, '', errors);
-    return errors.map((e) => (e.startsWith('.') ? e.slice(1) : e.startsWith(': ') ? `${whole}${e}` : e));
-  };
+  return schema ? compileTop(schema, whole) : undefined;
 }
 
 /** Checks of answers, when asked for (tests): every success's `data` against the declared answer. */
@@ -112,7 +106,9 @@ export interface RegisterOptions {
   answerCheck?: AnswerCheck;
 }
 
-const AUTH_INVALID = 'headers.Authorization is invalid';
+// Add-ons compare this text (COMPAT.md), so it keeps the wording every gateway answers with rather
+// than the `path: rule` form; the error catalog holds it once.
+const AUTH_INVALID = errorMessages[ErrorCode.AUTH_FAILED];
 
 /** Registers the routes in a scope (one API tree); `version` is that tree's segment. */
 export function registerRoutes(

@@ -14,11 +14,14 @@ import type { SpeakerService } from '../../core/speaker.ts';
 import type { TokenService } from '../../core/tokens.ts';
 import type { ClipStore, TtsEngines, TtsService } from '../../core/tts/index.ts';
 import type { UiCards } from '../../core/ui-cards.ts';
+import type { Clock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
 import type { CameraApi } from './routes/cameras.ts';
 
 export interface OpenApiServices {
   log: Log;
+  /** The gateway's clock: request deadlines (D2's budget) are read on it. */
+  clock: Clock;
   tokens: TokenService;
   security: SecurityService;
   alarm: AlarmService;

@@ -166,7 +166,7 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
           model: body.protocol,
           firmware_version: '',
         };
-        const r = await s.devices.provision(d2, Date.now() + ADD_BUDGET_MS);
+        const r = await s.devices.provision(d2, s.clock.now() + ADD_BUDGET_MS);
         if (r.ok) return ok(r.data);
         return refuse(statusOf(r.error), cameraWords(r.error, r.message));
       },

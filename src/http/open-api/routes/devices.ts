@@ -63,7 +63,7 @@ export function deviceRoutes(s: OpenApiServices): RouteSpec[] {
       ],
       requestDoc: cameraBody,
       async handle({ req }) {
-        const r = await s.devices.provision(req.body, Date.now() + ADD_BUDGET_MS);
+        const r = await s.devices.provision(req.body, s.clock.now() + ADD_BUDGET_MS);
         return r.ok ? done(r.data) : failed(r.error, r.message);
       },
     }),

@@ -2,8 +2,8 @@
  * The security module (spec 4.3): S1-S5, through the alarm (exit delays; a disarm stops an alarm);
  * and beyond the spec the alarm's state and each mode's alarm settings (docs/security.md).
  */
-import { any, arr, int, obj, oneOf, opt, str, union } from '../../../catalog/schema.ts';
-import { ALARM_SOUNDS } from '../../../core/alarm/index.ts';
+import { any, arr, int, obj, oneOf, str, union } from '../../../catalog/schema.ts';
+import { ALARM_SOUNDS, CONFIG_PATCH_SCHEMA } from '../../../core/alarm/index.ts';
 import { done, failed, type RouteSpec, route } from '../route.ts';
 import type { OpenApiServices } from '../services.ts';
 import { securityList } from '../wire.ts';
@@ -110,8 +110,8 @@ export function securityRoutes(s: OpenApiServices): RouteSpec[] {
       summary: "Change a mode's alarm settings (only the fields given)",
       auth: 'token',
       params: sid,
-      // Checked by the alarm against the devices it names (they must exist and be able to trigger).
-      requestDoc: obj(Object.fromEntries(Object.entries(configFields).map(([k, v]) => [k, opt(v)]))),
+      // Checked by the alarm (its schema, then the devices it names: they must exist and be able to trigger).
+      requestDoc: CONFIG_PATCH_SCHEMA,
       answer: modeConfig,
       handle({ params, body }) {
         const r = s.alarm.configure(Number(params.security_id), body);

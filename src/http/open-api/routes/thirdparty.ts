@@ -4,6 +4,8 @@
  * `{header:{name:"Response"|"ErrorResponse", message_id, version}, payload}`.
  */
 import type { FastifyReply } from 'fastify';
+import { compileStrict, compileTop } from '../../../catalog/compile-strict.ts';
+import { ErrorCode, errorMessages } from '../../../catalog/errors.ts';
 import { any, map, obj, oneOf, opt, str } from '../../../catalog/schema.ts';
 import type { InboundResult } from '../../../core/devices/inbox.ts';
 import { isObject } from '../../../lib/object.ts';
@@ -28,20 +30,39 @@ function echo(v: unknown, fallback: string): string {
   return fallback;
 }
 
+/** RegisterTTSEngine's payload; the service address is then judged by the one address check. */
+const enginePayload = obj(
+  {
+    service_address: str({ doc: 'the http(s) URL the gateway sends SyncTTSAudioList and SynthesizeSpeech to' }),
+    name: str({ maxLength: 256, pattern: /\S/, patternDoc: 'a non-empty name' }),
+  },
+  { open: true },
+);
+const checkEnginePayload = compileStrict(enginePayload);
+
 function registerEngine(s: OpenApiServices, payload: unknown, tokenId: string): InboundResult {
-  if (!isObject(payload)) return { ok: false, type: 'INVALID_PARAMETERS', description: 'payload: expected an object' };
   const errors: string[] = [];
-  const address = checkServiceAddress(payload.service_address, 'payload.service_address');
-  if (!address.ok) errors.push(address.message);
-  const name = payload.name;
-  if (typeof name !== 'string' || name.trim() === '')
-    errors.push(`payload.name: ${name === undefined ? 'required' : 'must be a non-empty string'}`);
-  else if (name.length > 256) errors.push('payload.name: longer than 256 characters');
-  if (errors.length > 0 || !address.ok)
+  checkEnginePayload(payload, 'payload', errors);
+  const fields = isObject(payload) ? payload : {};
+  // A string the schema took is then judged by the one check of service addresses (an http(s) URL).
+  const address =
+    typeof fields.service_address === 'string'
+      ? checkServiceAddress(fields.service_address, 'payload.service_address')
+      : undefined;
+  if (address && !address.ok) errors.push(address.message);
+  if (errors.length > 0 || !address?.ok)
     return { ok: false, type: 'INVALID_PARAMETERS', description: errors.join('; ') };
-  const engine = s.engines.register(address.url, name as string, tokenId);
+  const engine = s.engines.register(address.url, fields.name as string, tokenId);
   return { ok: true, payload: { engine_id: engine.id } };
 }
+
+/**
+ * What T1 reads before it dispatches on `header.name`: the event, its header and the name. Open:
+ * endpoint and payload are the inbox's to check, and other fields are ignored. Messages name paths
+ * inside the event (`header.name`), as the inbox's do (`payload.endpoints.0...`).
+ */
+const checkBody = compileTop(obj({ event: obj({}, { open: true }) }, { open: true }), 'body');
+const checkEvent = compileTop(obj({ header: obj({ name: str() }, { open: true }) }, { open: true }), 'event');
 
 /** The T1 request as documented (the handler reads it, answering in T1's own format). */
 const eventBody = obj(
@@ -103,19 +124,12 @@ export function thirdPartyRoutes(s: OpenApiServices): RouteSpec[] {
         const version = echo(header?.version, '1');
         const token = s.tokens.verify(bearerToken(req.headers.authorization));
         let result: InboundResult;
-        if (!token) result = { ok: false, type: 'AUTH_FAILURE', description: 'headers.Authorization is invalid' };
-        else if (!event)
-          result = {
-            ok: false,
-            type: 'INVALID_PARAMETERS',
-            description: 'event: expected an object `{event:{header, endpoint, payload}}`',
-          };
-        else if (!header || typeof header.name !== 'string')
-          result = {
-            ok: false,
-            type: 'INVALID_PARAMETERS',
-            description: `header.name: ${header ? 'required' : 'header is required'}`,
-          };
+        const problems = [...checkBody(body), ...(event ? checkEvent(event) : [])];
+        // Add-ons compare the AUTH_FAILURE text (COMPAT.md): the error catalog's, not `path: rule`.
+        if (!token) result = { ok: false, type: 'AUTH_FAILURE', description: errorMessages[ErrorCode.AUTH_FAILED] };
+        // The compiled checks name every problem; the rest of the condition narrows the types.
+        else if (problems.length > 0 || !event || !header || typeof header.name !== 'string')
+          result = { ok: false, type: 'INVALID_PARAMETERS', description: problems.join('; ') };
         else {
           try {
             result =
