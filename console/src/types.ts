@@ -34,7 +34,7 @@ export interface Window {
 
 export interface AlarmStatus {
   stage: 'disarmed' | 'exit_delay' | 'armed' | 'entry_delay' | 'alarming';
-  alarm_state: 'normal' | 'alarming' | 'cancelled';
+  alarm_state: 'normal' | 'alarming';
   mode: { sid: number; name: string } | null;
   ends_at: string | null;
   trigger: { serial_number: string; capability: string } | null;

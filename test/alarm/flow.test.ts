@@ -135,10 +135,10 @@ describe('a third-party contact sensor sets off the alarm', () => {
     assert.equal(ringing(g), 'alarm3');
     assert.equal((await status(g, token)).sound, 'alarm3');
 
-    // cancel_alarm, as clients send it (v1, empty body): silence, and the mode stays armed.
+    // cancel_alarm, as clients send it (v1, empty body): silence, back to normal, and the mode stays armed.
     const mark = stream.events.length;
     assert.equal((await call(g.url, 'PUT', rest('v1', 'bridge/cancel_alarm'), { token, body: '' })).json.error, 0);
-    await alarmState(stream, 'cancelled', mark);
+    await alarmState(stream, 'normal', mark);
     assert.equal(ringing(g), undefined);
     assert.equal((await status(g, token)).stage, 'armed');
 
@@ -154,7 +154,7 @@ describe('a third-party contact sensor sets off the alarm', () => {
     assert.deepEqual(alarmEvents(stream, before), ['disarming:2', 'normal']);
     assert.equal(ringing(g), undefined);
     assert.equal(beeps(g).at(-1), 'system Disarmed');
-    assert.deepEqual(alarmEvents(stream), ['arming:2', 'alarming', 'cancelled', 'alarming', 'disarming:2', 'normal']);
+    assert.deepEqual(alarmEvents(stream), ['arming:2', 'alarming', 'normal', 'alarming', 'disarming:2', 'normal']);
     assert.equal((await status(g, token)).stage, 'disarmed');
   });
 
@@ -193,7 +193,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>): Promise
 }
 
 describe('a simulated Zigbee sensor sets off the alarm', () => {
-  test('a contact sensor opening in an armed mode that lists it, and smoke with nothing armed', async (t) => {
+  test('exit delay, entry delay, a contact alarm through a restart, cancel_alarm, disarm, and smoke with nothing armed', async (t) => {
     // The first ten fixtures hold a contact sensor (MCCGQ11LM) and a smoke detector (JTYJ-GD-01LM/BW).
     const net: SimNetwork = await startSimNetwork({
       baseTopics: ['zigbee2mqtt'],
@@ -201,12 +201,12 @@ describe('a simulated Zigbee sensor sets off the alarm', () => {
       sim: { reportIntervalMs: 0, joinDelayMs: 50, interviewMs: 50 },
     });
     t.after(() => net.stop());
-    const g = await startAudioGateway({
+    let g = await startAudioGateway({
       overrides: { zigbee: { mode: 'z2m', mqtt_url: net.url, base_topics: 'zigbee2mqtt' } },
     });
     t.after(() => g.stop());
     const token = g.token();
-    const stream = await openEvents(g.url, token, 'v2', ALSO);
+    let stream = await openEvents(g.url, token, 'v2', ALSO);
     t.after(() => stream.close());
     const device = (model: string) =>
       until(model, async () => {
@@ -219,28 +219,80 @@ describe('a simulated Zigbee sensor sets off the alarm', () => {
       });
     const contact = await device('MCCGQ11LM');
     const smoke = await device('JTYJ-GD-01LM/BW');
+    // Zigbee2MQTT's contact is false when the door is open.
+    const openDoor = async (open: boolean) => {
+      const from = stream.events.length;
+      net.sim().report(contact.ieee, { contact: !open });
+      await stream.waitFor(
+        (e) =>
+          stream.events.indexOf(e) >= from &&
+          e.type === 'updateDeviceState' &&
+          e.data.endpoint.serial_number === contact.serial &&
+          e.data.payload.contact?.contact === open,
+      );
+    };
 
     await ok(g, token, 'PUT', 'security/1/config', {
       devices: [contact.serial],
+      exit_delay: 20,
       entry_delay: 10,
       alarm_sound: 'alarm2',
+      alarm_duration: -1,
     });
     await ok(g, token, 'PUT', 'security/1/enable', undefined, 'v1');
-    assert.equal((await status(g, token)).stage, 'armed');
+    assert.equal((await status(g, token)).stage, 'exit_delay');
 
-    // Zigbee2MQTT's contact is false when the door is open.
-    net.sim().report(contact.ieee, { contact: false });
-    await stream.waitFor((e) => e.type === 'updateDeviceState' && e.data.endpoint.serial_number === contact.serial);
-    assert.equal((await status(g, token)).stage, 'entry_delay');
+    // Leaving through the door during the exit delay sets nothing off.
+    await openDoor(true);
+    await openDoor(false);
+    assert.equal((await status(g, token)).stage, 'exit_delay');
+    assert.ok(!beeps(g).includes('system Armed'));
+    g.clock.advance(20 * S);
+    assert.equal((await status(g, token)).stage, 'armed');
+    assert.equal(beeps(g).at(-1), 'system Armed');
+
+    // The door opens: the entry delay, then the alarm.
+    await openDoor(true);
+    const entry = await status(g, token);
+    assert.deepEqual(
+      [entry.stage, entry.trigger],
+      ['entry_delay', { serial_number: contact.serial, capability: 'contact' }],
+    );
+    assert.equal(ringing(g), undefined);
     g.clock.advance(10 * S);
     await alarmState(stream, 'alarming');
     assert.equal(ringing(g), 'alarm2');
-    const mark = stream.events.length;
+
+    // The gateway restarts while the alarm sounds: it sounds again, until cancel_alarm.
+    g = await g.restart();
+    stream.close();
+    stream = await openEvents(g.url, token, 'v2', ALSO);
+    assert.equal(ringing(g), 'alarm2', 'the siren sounds again after the restart');
+    const after = await status(g, token);
+    assert.deepEqual(
+      [after.stage, after.alarm_state, after.mode?.sid, after.trigger],
+      ['alarming', 'alarming', 1, { serial_number: contact.serial, capability: 'contact' }],
+    );
+    await ok(g, token, 'PUT', 'bridge/cancel_alarm');
+    await alarmState(stream, 'normal');
+    assert.equal(ringing(g), undefined);
+    assert.equal((await status(g, token)).stage, 'armed', 'the mode stays armed');
+
+    // Closed and opened again: a new alarm, which a disarm (S5) stops.
+    await openDoor(false);
+    await openDoor(true);
+    let mark = stream.events.length;
+    g.clock.advance(10 * S);
+    await alarmState(stream, 'alarming', mark);
+    assert.equal(ringing(g), 'alarm2');
+    mark = stream.events.length;
     await ok(g, token, 'PUT', 'security/disable');
     await alarmState(stream, 'normal', mark);
     assert.equal(ringing(g), undefined);
+    assert.deepEqual(alarmEvents(stream), ['normal', 'alarming', 'disarming:1', 'normal']);
 
     // Smoke rings with nothing armed, with the default mode's sound (away_mode: alarm1).
+    mark = stream.events.length;
     net.sim().report(smoke.ieee, { smoke: true });
     await alarmState(stream, 'alarming', mark);
     assert.equal(ringing(g), 'alarm1');
@@ -249,8 +301,9 @@ describe('a simulated Zigbee sensor sets off the alarm', () => {
       [s.stage, s.mode, s.trigger],
       ['alarming', null, { serial_number: smoke.serial, capability: 'smoke' }],
     );
+    mark = stream.events.length;
     await ok(g, token, 'PUT', 'bridge/cancel_alarm');
-    await alarmState(stream, 'cancelled', mark);
+    await alarmState(stream, 'normal', mark);
     assert.equal(ringing(g), undefined);
   });
 });

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { TriggerCapability } from '../../src/core/alarm/index.ts';
+import { KvStore } from '../../src/store/db.ts';
 import { type Rig, rig } from './rig.ts';
 
 const S = 1000;
@@ -297,7 +298,7 @@ describe('smoke, gas and water leaks ring at once in every stage, armed or not',
     r.report(smoke, 'smoke', false);
     r.report(smoke, 'smoke');
     r.alarm.cancel();
-    assert.deepEqual([r.ringing(), r.alarmStates.at(-1)], [undefined, 'cancelled']);
+    assert.deepEqual([r.ringing(), r.alarmStates.slice(-2)], [undefined, ['alarming', 'normal']]);
   });
 });
 
@@ -354,39 +355,47 @@ describe('disarming stops everything, in each stage', () => {
 });
 
 describe('cancel_alarm (G7)', () => {
-  test('silences a sounding alarm: cancelled, the mode stays armed, and a new detection rings again', (t) => {
+  test('silences a sounding alarm: back to normal, the mode stays armed, and a new detection rings again', (t) => {
     const { r, door } = armedRig({ entry_delay: 0, alarm_duration: -1 });
     t.after(() => r.close());
     r.report(door, 'contact');
     r.clock.advance(3_600 * S);
     assert.equal(r.ringing(), 'alarm2', 'rings until cancelled');
     r.alarm.cancel();
-    assert.deepEqual([r.stage(), r.ringing(), r.alarmStates], ['armed', undefined, ['alarming', 'cancelled']]);
+    assert.deepEqual([r.stage(), r.ringing(), r.alarmStates], ['armed', undefined, ['alarming', 'normal']]);
+    assert.equal(r.alarm.status().alarm_state, 'normal');
     r.report(door, 'contact', false);
     r.report(door, 'contact');
     assert.deepEqual([r.stage(), r.alarmStates.at(-1)], ['alarming', 'alarming']);
   });
 
-  test('during the entry delay, no alarm follows', (t) => {
+  test('during the entry delay, no alarm follows and nothing is announced (the state was normal)', (t) => {
     const { r, door } = armedRig();
     t.after(() => r.close());
     r.report(door, 'contact');
     r.alarm.cancel();
-    assert.deepEqual([r.stage(), r.alarmStates], ['armed', ['cancelled']]);
+    assert.deepEqual([r.stage(), r.alarmStates, r.alarm.status().alarm_state], ['armed', [], 'normal']);
     r.clock.advance(60 * S);
     assert.deepEqual([r.stage(), r.ringing()], ['armed', undefined]);
   });
 
-  test('with no alarm it sets cancelled once; arming again sets normal', (t) => {
+  test('with no alarm it changes nothing and announces nothing, armed or not', (t) => {
     const r = rig();
     t.after(() => r.close());
     r.alarm.cancel();
-    r.alarm.cancel();
-    assert.deepEqual(r.alarmStates, ['cancelled']);
-    r.alarm.disarmAll();
-    assert.equal(r.alarm.status().alarm_state, 'cancelled', 'a disarm leaves it');
     r.alarm.arm(3);
-    assert.deepEqual(r.alarmStates, ['cancelled', 'normal']);
+    r.alarm.cancel();
+    assert.deepEqual([r.stage(), r.alarmStates, r.alarm.status().alarm_state], ['armed', [], 'normal']);
+  });
+
+  test('a cancelled alarm state stored by an older version reads as normal, and announces nothing', (t) => {
+    let r = rig();
+    t.after(() => r.close());
+    new KvStore(r.db).set('alarm', { alarm_state: 'cancelled', exit_sid: null, alarm: null });
+    r = r.restart();
+    assert.deepEqual([r.alarm.status().alarm_state, r.alarmStates], ['normal', []]);
+    r.alarm.cancel();
+    assert.deepEqual(r.alarmStates, []);
   });
 });
 
@@ -414,7 +423,7 @@ describe('restarts', () => {
     r.clock.advance(24 * 3_600 * S);
     assert.equal(r.ringing(), 'alarm2');
     r.alarm.cancel();
-    assert.deepEqual([r.ringing(), r.alarmStates], [undefined, ['cancelled']]);
+    assert.deepEqual([r.ringing(), r.alarmStates], [undefined, ['normal']]);
   });
 
   test('an exit delay interrupted by a restart starts again in full', (t) => {
@@ -450,7 +459,7 @@ describe('restarts', () => {
     r.report(door, 'contact');
     r.alarm.cancel();
     r = r.restart();
-    assert.deepEqual([r.stage(), r.beeps, r.alarm.status().alarm_state], ['armed', [], 'cancelled']);
+    assert.deepEqual([r.stage(), r.beeps, r.alarm.status().alarm_state], ['armed', [], 'normal']);
     assert.equal(r.ringing(), undefined);
   });
 

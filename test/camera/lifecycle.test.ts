@@ -11,7 +11,7 @@ import type { CameraDriver, Timers } from '../../src/drivers/camera/index.ts';
 import { call, listDevices, rest, startGateway, type TestGateway } from '../helpers/foundation.ts';
 import { type EventStream, openEvents } from '../helpers/sse.ts';
 import { cameraBody } from './bodies.ts';
-import { type RtspServer, startRtspServer } from './servers.ts';
+import { makeJpegs, type RtspServer, startEsp32, startRtspServer } from './servers.ts';
 
 const ADMIN = { username: 'admin', password: 'secret' };
 
@@ -188,6 +188,34 @@ describe('a camera through D4, D5, restarts and the watcher', () => {
       await call(g.url, 'DELETE', rest('v2', `devices/${serial}`), { token });
     } finally {
       await cam.stop();
+    }
+  });
+
+  test('the watcher marks an ESP32-CAM offline when its board stops answering and online when it is back, with updateDeviceOnline', async () => {
+    const frames = makeJpegs(160, 120, 2);
+    const board = await startEsp32(frames);
+    let back: Awaited<ReturnType<typeof startEsp32>> | undefined;
+    try {
+      const serial = await add(`${board.base}/capture`);
+      await driver().checkNow();
+      assert.equal((await find(serial)).online, true);
+      await board.close();
+      await driver().checkNow();
+      assert.equal((await find(serial)).online, true, 'one failed check is not enough');
+      await driver().checkNow();
+      assert.equal((await find(serial)).online, false);
+      await events.waitFor(
+        (e) => e.type === 'updateDeviceOnline' && e.data.endpoint.serial_number === serial && !e.data.payload.online,
+      );
+      back = await startEsp32(frames, board.port);
+      await driver().checkNow();
+      assert.equal((await find(serial)).online, true);
+      await events.waitFor(
+        (e) => e.type === 'updateDeviceOnline' && e.data.endpoint.serial_number === serial && e.data.payload.online,
+      );
+      await call(g.url, 'DELETE', rest('v2', `devices/${serial}`), { token });
+    } finally {
+      await Promise.all([board.close(), back?.close()]);
     }
   });
 

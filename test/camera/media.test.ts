@@ -13,7 +13,16 @@ import { consoleClient } from '../console/client.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { call, eventually, rest, startGateway, type TestGateway } from '../helpers/foundation.ts';
 import { cameraBody } from './bodies.ts';
-import { decodedSize, type Esp32StandIn, makeJpegs, type RtspServer, startEsp32, startRtspServer } from './servers.ts';
+import {
+  decodedSize,
+  type Esp32StandIn,
+  makeJpegs,
+  type RtspServer,
+  type StallingRtsp,
+  startEsp32,
+  startRtspServer,
+  startStallingRtsp,
+} from './servers.ts';
 
 /** GET a snapshot: the raw answer bytes and content type. */
 async function snapshot(base: string, path: string, token?: string) {
@@ -90,13 +99,14 @@ describe('snapshots and the live view', () => {
   let esp: Esp32StandIn;
   let rtspCam: string;
   let espCam: string;
+  const clock = new ManualClock();
 
   before(async () => {
     rtsp = await startRtspServer('digest');
     esp = await startEsp32(makeJpegs(320, 240, 3));
     // The snapshot cache runs on the gateway's clock, moved by hand: "within the second" does not
     // depend on how busy the machine is.
-    g = await startGateway({ gatewayOptions: { clock: new ManualClock() } });
+    g = await startGateway({ gatewayOptions: { clock } });
     token = g.token();
     const add = async (url: string) => {
       const r = await call(g.url, 'POST', rest('v2', 'devices'), { token, body: cameraBody(url) });
@@ -128,6 +138,36 @@ describe('snapshots and the live view', () => {
     const again = await snapshot(g.url, rest('v1', `cameras/${rtspCam}/snapshot`), token);
     assert.deepEqual(again.body, shots[0]?.body, 'served again within the second (on v1 too)');
     assert.equal(driver().ffmpegRuns, runs + 1);
+  });
+
+  test('a snapshot is served again within its second, and taken anew once the second is over', async () => {
+    clock.advance(1000); // what earlier tests kept is a second old
+    const runs = driver().ffmpegRuns;
+    const path = rest('v2', `cameras/${rtspCam}/snapshot`);
+    const first = await snapshot(g.url, path, token);
+    assert.equal(driver().ffmpegRuns, runs + 1);
+    clock.advance(999);
+    const within = await snapshot(g.url, path, token);
+    assert.deepEqual(within.body, first.body, 'the same bytes within the second');
+    assert.equal(driver().ffmpegRuns, runs + 1, 'no second ffmpeg within the second');
+    clock.advance(1);
+    const after = await snapshot(g.url, path, token);
+    assert.equal(after.status, 200);
+    assert.deepEqual(decodedSize(after.body), { width: 640, height: 360 });
+    assert.equal(driver().ffmpegRuns, runs + 2, 'a new capture once the second is over');
+
+    // The same for an ESP32-CAM, whose capture path serves a different picture each time.
+    const board = rest('v2', `cameras/${espCam}/snapshot`);
+    const captures = esp.captures();
+    const shot = await snapshot(g.url, board, token);
+    clock.advance(999);
+    assert.deepEqual((await snapshot(g.url, board, token)).body, shot.body);
+    assert.equal(esp.captures(), captures + 1);
+    clock.advance(1);
+    const next = await snapshot(g.url, board, token);
+    assert.notDeepEqual(next.body, shot.body, 'a new picture');
+    assert.equal(esp.captures(), captures + 2);
+    clock.advance(1000); // nothing kept for the next tests
   });
 
   test('a snapshot of an ESP32-CAM comes from its capture path, as a JPEG of its size', async () => {
@@ -181,6 +221,34 @@ describe('snapshots and the live view', () => {
     assert.equal(shot.status, 200);
     assert.equal(driver().ffmpegRuns, runs + 1);
     for (const v of viewers) v.close();
+    await eventually(() => driver().live.open_upstreams === 0, 10_000, 'the ffmpeg upstream stopped');
+  });
+
+  test("a snapshot asked for while an RTSP live view starts waits for the live view's first frame: one ffmpeg for the camera", async () => {
+    clock.advance(1000); // no snapshot kept
+    const runs = driver().ffmpegRuns;
+    // The camera is held still (its server process stopped, by pid): the live view cannot have a
+    // frame before the snapshot is asked for.
+    process.kill(rtsp.pid, 'SIGSTOP');
+    let opening: Promise<Viewer> | undefined;
+    let shot: ReturnType<typeof snapshot> | undefined;
+    try {
+      // The view's answer starts with its first frame: it is awaited once the camera moves again.
+      opening = view(g.url, rest('v2', `cameras/${rtspCam}/live?access_token=${token}`));
+      await eventually(() => driver().live.viewers(rtspCam) === 1, 10_000, 'the live view started');
+      shot = snapshot(g.url, rest('v2', `cameras/${rtspCam}/snapshot`), token);
+      await eventually(() => driver().live.waitingFor(rtspCam) === 1, 10_000, 'the snapshot waits for the live view');
+    } finally {
+      process.kill(rtsp.pid, 'SIGCONT');
+    }
+    const [live, s] = await Promise.all([opening, shot]);
+    assert.equal(live.status, 200);
+    await live.waitFrames(1);
+    assert.equal(s.status, 200);
+    assert.deepEqual(s.body, live.frames[0], "the snapshot is the live view's first frame");
+    assert.deepEqual(decodedSize(s.body), { width: 640, height: 360 });
+    assert.equal(driver().ffmpegRuns, runs + 1, "one ffmpeg: the live view's");
+    live.close();
     await eventually(() => driver().live.open_upstreams === 0, 10_000, 'the ffmpeg upstream stopped');
   });
 
@@ -252,5 +320,33 @@ describe('cameras without ffmpeg', () => {
     const shot = await snapshot(g.url, rest('v2', `cameras/${board.json.data.serial_number}/snapshot`), token);
     assert.equal(shot.status, 200);
     assert.deepEqual(decodedSize(shot.body), { width: 160, height: 120 });
+  });
+});
+
+describe('a camera that never sends a frame', () => {
+  let g: TestGateway;
+  let token: string;
+  let stall: StallingRtsp;
+
+  before(async () => {
+    stall = await startStallingRtsp();
+    g = await startGateway({ overrides: { camera: { snapshot_timeout_ms: 1000 } } });
+    token = g.token();
+  });
+  after(async () => {
+    await g?.stop();
+    await stall?.close();
+  });
+
+  test('a snapshot answers 110005 once camera.snapshot_timeout_ms is over, and its ffmpeg is stopped', async () => {
+    const add = await call(g.url, 'POST', rest('v2', 'devices'), { token, body: cameraBody(stall.url) });
+    assert.equal(add.json.error, 0, add.text);
+    const serial = add.json.data.serial_number;
+    const r = await call(g.url, 'GET', rest('v2', `cameras/${serial}/snapshot`), { token });
+    assert.equal(r.status, 200);
+    assert.equal(r.json.error, 110005, r.text);
+    assert.equal(r.json.message, 'the device is offline: no picture from the camera: no frame within 1000 ms');
+    assert.equal(stall.plays(), 1, 'ffmpeg got as far as PLAY: it was waiting for frames');
+    await eventually(() => stall.open() === 0, 10_000, "ffmpeg's connection to the camera closed");
   });
 });

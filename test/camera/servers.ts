@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -246,3 +246,86 @@ export async function closedPort(): Promise<number> {
 
 /** A host name that cannot resolve, and whose lookup never leaves the machine (a label over 63 bytes). */
 export const UNRESOLVABLE_HOST = `${'x'.repeat(64)}.invalid`;
+
+export interface StallingRtsp {
+  port: number;
+  /** rtsp://127.0.0.1:<port>/stall */
+  url: string;
+  /** PLAY requests answered (each is a client now waiting for frames that never come). */
+  plays(): number;
+  /** Connections open now. */
+  open(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * A camera that hangs: an RTSP server that answers OPTIONS, DESCRIBE (one H.264 video track),
+ * SETUP (interleaved over the TCP connection) and PLAY like a camera, then never sends a frame.
+ * Tests of time limits use it: nothing but a limit ends a client's wait.
+ */
+export async function startStallingRtsp(): Promise<StallingRtsp> {
+  let plays = 0;
+  const sockets = new Set<Socket>();
+  const server = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+    let pending = '';
+    socket.on('data', (c: Buffer) => {
+      pending += c.toString('latin1');
+      for (let end = pending.indexOf('\r\n\r\n'); end >= 0; end = pending.indexOf('\r\n\r\n')) {
+        const head = pending.slice(0, end);
+        pending = pending.slice(end + 4);
+        socket.write(answer(head));
+      }
+    });
+  });
+  const answer = (head: string): string => {
+    const [line = '', ...fields] = head.split('\r\n');
+    const field = (name: string) =>
+      fields
+        .find((f) => f.toLowerCase().startsWith(`${name}:`))
+        ?.slice(name.length + 1)
+        .trim() ?? '';
+    const method = line.split(' ')[0];
+    const lines = ['RTSP/1.0 200 OK', `CSeq: ${field('cseq')}`];
+    let body = '';
+    if (method === 'OPTIONS') lines.push('Public: OPTIONS, DESCRIBE, SETUP, PLAY, TEARDOWN, GET_PARAMETER');
+    else if (method === 'DESCRIBE') {
+      body = [
+        'v=0',
+        'o=- 1 1 IN IP4 127.0.0.1',
+        's=stalling camera',
+        'c=IN IP4 127.0.0.1',
+        't=0 0',
+        'm=video 0 RTP/AVP 96',
+        'a=rtpmap:96 H264/90000',
+        'a=fmtp:96 packetization-mode=1',
+        'a=control:track1',
+        '',
+      ].join('\r\n');
+      lines.push(`Content-Base: ${state.url}/`, 'Content-Type: application/sdp', `Content-Length: ${body.length}`);
+    } else if (method === 'SETUP') {
+      lines.push('Transport: RTP/AVP/TCP;unicast;interleaved=0-1', 'Session: 5a17c0de;timeout=60');
+    } else if (method === 'PLAY') {
+      plays++;
+      lines.push('Session: 5a17c0de');
+    } else if (method !== 'TEARDOWN' && method !== 'GET_PARAMETER') {
+      lines[0] = 'RTSP/1.0 405 Method Not Allowed';
+    }
+    return `${lines.join('\r\n')}\r\n\r\n${body}`;
+  };
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const state: StallingRtsp = {
+    port,
+    url: `rtsp://127.0.0.1:${port}/stall`,
+    plays: () => plays,
+    open: () => sockets.size,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return state;
+}

@@ -83,6 +83,31 @@ async function discover(
   return r.json.payload.endpoints.map((e: { serial_number: string }) => e.serial_number);
 }
 
+/**
+ * A third-party smoke detector sets the alarm off (smoke rings in every mode), cancel_alarm ends
+ * it, and the detector is removed: `alarming` then `normal` on the stream.
+ */
+async function alarmThenCancel(base: string, token: string, third: string): Promise<void> {
+  const [serial] = await discover(base, token, [
+    endpoint(third, 'http://127.0.0.1:9/', {
+      display_category: 'smokeDetector',
+      capabilities: [{ capability: 'smoke', permission: '0100' }],
+      state: { smoke: { smoke: false } },
+    }),
+  ]);
+  const ep = { serial_number: serial, third_serial_number: third };
+  const r = await sendEvent(
+    { url: base },
+    token,
+    'DeviceStatesChangeReport',
+    { state: { smoke: { smoke: true } } },
+    { endpoint: ep },
+  );
+  assert.equal(r.json?.header?.name, 'Response', r.text);
+  assert.deepEqual((await call(base, 'PUT', rest('v2', 'bridge/cancel_alarm'), { token })).json, SUCCESS);
+  assert.equal((await call(base, 'DELETE', rest('v2', `devices/${serial}`), { token })).json.error, 0);
+}
+
 async function device(base: string, token: string, serial: string): Promise<any> {
   return (await listDevices(base, token)).find((d) => d.serial_number === serial);
 }
@@ -1168,8 +1193,8 @@ describe('Event stream', () => {
     await sendEvent(gw, token, 'DeviceOnlineChangeReport', { online: false }, { endpoint: ep });
     await call(gw.url, 'PUT', rest('v2', 'security/disable'), { token });
     await call(gw.url, 'PUT', rest('v2', 'security/2/enable'), { token });
-    await call(gw.url, 'PUT', rest('v2', 'bridge/cancel_alarm'), { token });
     await call(gw.url, 'PUT', rest('v2', 'security/disable'), { token });
+    await alarmThenCancel(gw.url, token, 'one-data-line-smoke');
     await call(gw.url, 'DELETE', rest('v2', `devices/${serial}`), { token });
     await nextEvent(stream, 'device#v2#deleteDevice', (d) => d.endpoint.serial_number === serial);
     const names = new Set<string>();
@@ -1227,13 +1252,13 @@ describe('Event stream', () => {
   test('"bridge#v2#updateAlarmState with {payload:{alarm_state}}: the first key of payload is alarm_state"', async (t) => {
     const stream = await openStream(gw.url, ssePath('v2', token));
     t.after(() => stream.close());
-    // Arming re-allows the alarm (alarm_state back to normal), cancel_alarm cancels it.
-    await call(gw.url, 'PUT', rest('v2', 'security/2/enable'), { token });
-    assert.deepEqual((await call(gw.url, 'PUT', rest('v2', 'bridge/cancel_alarm'), { token })).json, SUCCESS);
-    await call(gw.url, 'PUT', rest('v2', 'security/disable'), { token });
-    const e = await nextEvent(stream, 'bridge#v2#updateAlarmState', (d) => d.payload.alarm_state === 'cancelled');
-    assert.deepEqual(Object.keys(e.data), ['payload']);
-    assert.deepEqual(Object.keys(e.data.payload), ['alarm_state']);
+    // Smoke sets the alarm off; cancel_alarm ends it: alarm_state back to normal.
+    await alarmThenCancel(gw.url, token, 'alarm-shape');
+    for (const state of ['alarming', 'normal']) {
+      const e = await nextEvent(stream, 'bridge#v2#updateAlarmState', (d) => d.payload.alarm_state === state);
+      assert.deepEqual(Object.keys(e.data), ['payload']);
+      assert.deepEqual(Object.keys(e.data.payload), ['alarm_state']);
+    }
   });
 
   test('"id: lines and retry: are harmless to every client"', async (t) => {

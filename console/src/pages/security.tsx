@@ -146,7 +146,6 @@ export function SecurityPage() {
           </p>
         )}
         {running && <p>{countdown(status.ends_at, now)} left</p>}
-        {status.alarm_state === 'cancelled' && <p class="muted">The last alarm was cancelled.</p>}
         <div class="buttons">
           {(status.stage === 'alarming' || status.stage === 'entry_delay') && (
             <button

@@ -114,8 +114,7 @@ export class AlarmService {
       a && (a.stage === 'alarming' || this.mode.stage === 'armed')
         ? { stage: a.stage, trigger: a.trigger, sound: a.sound, duration: a.duration, endsAt: null }
         : { ...IDLE };
-    this.alarmState =
-      this.alarm.stage === 'alarming' ? 'alarming' : saved.alarm_state === 'alarming' ? 'normal' : saved.alarm_state;
+    this.alarmState = this.alarm.stage === 'alarming' ? 'alarming' : 'normal';
   }
 
   /**
@@ -187,18 +186,18 @@ export class AlarmService {
     this.deps.security.disableAll();
     if (before) this.disarmed();
     else if (this.alarm.stage !== 'idle') {
-      this.endAlarm('normal');
+      this.endAlarm();
       this.save();
     }
   }
 
   /**
-   * cancel_alarm (G7): a sounding or pending alarm stops and `alarm_state` becomes `cancelled`;
-   * the mode stays armed, so a new detection starts a new alarm. With no alarm, the state is
-   * still set to `cancelled` (as the speaker did before the alarm existed).
+   * cancel_alarm (G7): a sounding or pending alarm stops and `alarm_state` is back to `normal`
+   * (issue 11: the alarm ends on G7 as on a disarm); the mode stays armed, so a new detection
+   * starts a new alarm. With no alarm it changes nothing and emits nothing.
    */
   cancel(): void {
-    this.endAlarm('cancelled');
+    this.endAlarm();
     this.save();
   }
 
@@ -232,8 +231,6 @@ export class AlarmService {
       if (before !== null) this.leaveMode();
       this.startExit(sid);
     }
-    // Arming again allows the alarm again: a cancelled alarm state goes back to normal.
-    if (this.alarmState === 'cancelled') this.setAlarmState('normal');
     this.save();
   }
 
@@ -246,7 +243,7 @@ export class AlarmService {
   private leaveMode(): void {
     this.cancelTimer('exit');
     this.mode = { ...DISARMED };
-    if (this.alarm.stage !== 'idle') this.endAlarm(this.alarmState === 'alarming' ? 'normal' : this.alarmState);
+    if (this.alarm.stage !== 'idle') this.endAlarm();
     this.deps.signals?.disarmed();
   }
 
@@ -350,18 +347,18 @@ export class AlarmService {
     if (duration > 0)
       this.timers.ring = this.deps.clock.setTimer(duration * 1000, () => {
         this.timers.ring = undefined;
-        this.endAlarm('normal');
+        this.endAlarm();
         this.save();
       });
   }
 
-  /** A pending or sounding alarm stops; `alarm_state` becomes `next`. */
-  private endAlarm(next: AlarmState): void {
+  /** A pending or sounding alarm stops; `alarm_state` is back to `normal`. */
+  private endAlarm(): void {
     this.cancelTimer('entry');
     this.cancelTimer('ring');
     if (this.alarm.stage === 'alarming') this.deps.arbiter.stop('alarm');
     this.alarm = { ...IDLE };
-    this.setAlarmState(next);
+    this.setAlarmState('normal');
   }
 
   private setAlarmState(next: AlarmState): void {

@@ -10,7 +10,7 @@ import { ALARM_SOUNDS, type AlarmSound, CONFIG_LIMITS, DEFAULT_CONFIG } from './
 import { TRIGGER_CAPABILITIES, type TriggerCapability } from './triggers.ts';
 
 /** The alarm state of `bridge#updateAlarmState`. */
-export type AlarmState = 'normal' | 'alarming' | 'cancelled';
+export type AlarmState = 'normal' | 'alarming';
 
 /** What set an alarm off. */
 export interface Trigger {
@@ -68,9 +68,9 @@ export function loadAlarm(kv: KvStore): SavedAlarm {
     return { ...NOTHING };
   }
   if (!isObject(v)) return { ...NOTHING };
-  const state = v.alarm_state;
   return {
-    alarm_state: state === 'alarming' || state === 'cancelled' ? state : 'normal',
+    // `cancelled`, which G7 gave before it ended the alarm as issue 11 says, reads as `normal`.
+    alarm_state: v.alarm_state === 'alarming' ? 'alarming' : 'normal',
     exit_sid: typeof v.exit_sid === 'number' && Number.isInteger(v.exit_sid) ? v.exit_sid : null,
     alarm: alarm(v.alarm),
   };

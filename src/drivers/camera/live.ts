@@ -35,7 +35,17 @@ export interface LiveOptions {
 interface Upstream {
   viewers: Set<LiveViewer>;
   latest?: { jpeg: Buffer; at: number };
+  /** Snapshots waiting for the next frame; each is told once, with the frame or why none came. */
+  waiting: Set<(r: FrameWait) => void>;
   stop(): void;
+}
+
+/** A frame of the live view, or why none came. */
+export type FrameWait = { ok: true; jpeg: Buffer } | { ok: false; reason: string };
+
+/** Tells every snapshot waiting on an upstream (each once: `done` removes itself). */
+function tell(up: Upstream, r: FrameWait): void {
+  for (const done of [...up.waiting]) done(r);
 }
 
 /** Failed captures in a row after which a capture-only live view ends. */
@@ -77,6 +87,7 @@ export class LiveHub {
         if (upstream.viewers.size === 0 && this.upstreams.get(cam.serial) === upstream) {
           this.upstreams.delete(cam.serial);
           upstream.stop();
+          tell(upstream, { ok: false, reason: 'the live view stopped before its first frame' });
         }
       },
     };
@@ -86,6 +97,30 @@ export class LiveHub {
   latest(serial: string, maxAgeMs: number): Buffer | undefined {
     const l = this.upstreams.get(serial)?.latest;
     return l && this.now() - l.at <= maxAgeMs ? l.jpeg : undefined;
+  }
+
+  /**
+   * The next frame of a camera's running live view, within `waitMs`; undefined when no live view
+   * runs. A snapshot asked for while a live view starts waits for it rather than starting a second
+   * connection (a second ffmpeg) to the camera.
+   */
+  nextFrame(serial: string, waitMs: number): Promise<FrameWait> | undefined {
+    const up = this.upstreams.get(serial);
+    if (!up) return undefined;
+    return new Promise((resolve) => {
+      const done = (r: FrameWait) => {
+        clearTimeout(timer);
+        up.waiting.delete(done);
+        resolve(r);
+      };
+      const timer = setTimeout(() => done({ ok: false, reason: `no frame within ${waitMs} ms` }), waitMs);
+      up.waiting.add(done);
+    });
+  }
+
+  /** Snapshots waiting for a live view's next frame now. */
+  waitingFor(serial: string): number {
+    return this.upstreams.get(serial)?.waiting.size ?? 0;
   }
 
   /** Viewers of a camera now. */
@@ -104,6 +139,7 @@ export class LiveHub {
     if (!up) return;
     this.upstreams.delete(serial);
     up.stop();
+    tell(up, { ok: false, reason });
     for (const v of up.viewers) v.end(reason);
     up.viewers.clear();
   }
@@ -115,9 +151,10 @@ export class LiveHub {
 
   private open(cam: Camera): Upstream {
     this.upstreamsOpened++;
-    const up: Upstream = { viewers: new Set(), stop: () => {} };
+    const up: Upstream = { viewers: new Set(), waiting: new Set(), stop: () => {} };
     const onFrame = (jpeg: Buffer) => {
       up.latest = { jpeg, at: this.now() };
+      tell(up, { ok: true, jpeg });
       for (const v of up.viewers) v.frame(jpeg);
     };
     const onEnd = (reason: string) => {

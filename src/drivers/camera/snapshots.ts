@@ -1,8 +1,9 @@
 /**
  * Snapshots: one JPEG of a camera now. ESP32-CAM boards give one from their capture path (or
  * the first frame of their stream); RTSP cameras through ffmpeg. A snapshot is kept for a second
- * (dashboards poll), a running live view gives its newest frame, and one camera never has two
- * snapshots being taken at once: concurrent requests share the one in flight.
+ * (dashboards poll), a running live view gives its newest frame (or, while it starts, its first),
+ * and one camera never has two snapshots being taken at once: concurrent requests share the one
+ * in flight.
  */
 
 import { ErrorCode } from '../../catalog/errors.ts';
@@ -44,7 +45,15 @@ export class Snapshots {
     if (live) return Promise.resolve({ ok: true, jpeg: live });
     let running = this.inFlight.get(cam.serial);
     if (!running) {
-      running = this.shoot(cam).then((r) => {
+      // A live view that has started but has no frame yet holds the camera's one connection
+      // (its one ffmpeg): its first frame is the snapshot, within the same time limit.
+      const fromLive = this.opts.live.nextFrame(cam.serial, this.opts.timeoutMs);
+      const shot = fromLive
+        ? fromLive.then((r) =>
+            r.ok ? r : cameraFailure(ErrorCode.DEVICE_OFFLINE, `no picture from the camera: ${r.reason}`),
+          )
+        : this.shoot(cam);
+      running = shot.then((r) => {
         this.inFlight.delete(cam.serial);
         if (r.ok) this.cache.set(cam.serial, { at: this.now(), jpeg: r.jpeg });
         return r;

@@ -64,7 +64,7 @@ export function securityRoutes(s: OpenApiServices): RouteSpec[] {
       auth: 'token',
       answer: obj({
         stage: oneOf('disarmed', 'exit_delay', 'armed', 'entry_delay', 'alarming'),
-        alarm_state: oneOf('normal', 'alarming', 'cancelled'),
+        alarm_state: oneOf('normal', 'alarming'),
         mode: any('{sid, name} or null'),
         ends_at: any('ISO 8601 date, or null'),
         trigger: any('{serial_number, capability} or null'),

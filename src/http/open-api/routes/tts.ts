@@ -25,7 +25,8 @@ function answer<T>(r: TtsOutcome<T>, data: (v: T) => object): RouteResult {
         ErrorCode.THIRD_PARTY_UNREACHABLE,
         `failed to access the TTS engine's service address: ${r.message}`,
       );
-    // The engine's service answered, but not usably: its fault, not the gateway's (500).
+    // The engine's service answered, but not usably: its fault, not the gateway's, so the same
+    // 110019 as a service that does not answer (the message says which), never a 500.
     case 'engine_error':
     case 'bad_reply':
       return failed(ErrorCode.THIRD_PARTY_UNREACHABLE, r.message);
