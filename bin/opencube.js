@@ -6,8 +6,8 @@
 // TypeScript runs through tsx only in tests and development (`npm run dev`).
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { consoleIsFresh } from '../scripts/build-console.mjs';
 import { ensureBuilt } from '../scripts/build.mjs';
+import { consoleIsFresh } from '../scripts/build-console.mjs';
 
 try {
   ensureBuilt();
