@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
-import { build, fingerprint, isFresh, sourceFiles } from '../../scripts/build.mjs';
+import { build, fingerprint, isFresh, type Metafile, sourceFiles } from '../../scripts/build.mjs';
 import { ROOT } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/foundation.ts';
 
@@ -85,13 +85,6 @@ function loadedInputs(meta: Metafile, output: string): Set<string> {
   return inputs;
 }
 
-interface Metafile {
-  outputs: Record<
-    string,
-    { inputs: Record<string, unknown>; imports: { path: string; kind: string; external?: boolean }[] }
-  >;
-}
-
 describe('a build of this project', () => {
   it('bundles src/ into JavaScript chunks, drops files of an earlier build, keeps lazy parts out of the start, and is then fresh', () => {
     const out = tempDir('opencube-dist-');
@@ -101,7 +94,7 @@ describe('a build of this project', () => {
       writeFileSync(join(out, 'removed-module.js'), 'export {};');
       assert.equal(isFresh(ROOT, out), false);
       const lines: string[] = [];
-      const meta = build(ROOT, { outDir: out, log: (l) => lines.push(l) }) as Metafile;
+      const meta = build(ROOT, { outDir: out, log: (l) => lines.push(l) });
       assert.match(lines[0] as string, /^opencube: building .* from src\/ \(esbuild\)$/);
       assert.match(lines.at(-1) as string, /^opencube: built in \d+\.\d s$/);
       assert.ok(existsSync(join(out, 'main.js')));
