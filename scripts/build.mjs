@@ -20,8 +20,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const STAMP = '.build-stamp';
-/** Files beside src/ whose change changes the output (the version and the bundled packages' versions). */
-const CONFIGS = ['tsconfig.json', 'package.json', 'package-lock.json'];
+/** Files beside src/ whose change changes the output: this script (its options), the version, the bundled packages' versions. */
+const CONFIGS = ['scripts/build.mjs', 'tsconfig.json', 'package.json', 'package-lock.json'];
 
 /**
  * Packages left out of the bundle, loaded from node_modules at run time: native addons, packages
@@ -38,6 +38,9 @@ export const EXTERNAL = [
   'pino-pretty',
   'espeak-ng',
   'prom-client',
+  // Imported with `await import()` on the first outgoing request (src/lib/lazy-agent.ts): from a
+  // bundle, esbuild's wrapper of this CommonJS package lacks its named exports.
+  'undici',
 ];
 
 /** The bundled CommonJS packages call require(): in an ES module it must be made. */

@@ -43,6 +43,13 @@ describe('the fingerprint of the sources', () => {
     ['a fixture is removed', (r) => rmSync(join(r, 'src', 'drivers', 'fixtures', 'one.json'))],
     ['the tsconfig is edited', (r) => writeFileSync(join(r, 'tsconfig.json'), '{ }')],
     ['the version in package.json changes', (r) => writeFileSync(join(r, 'package.json'), '{"version":"2"}')],
+    [
+      'the build script changes',
+      (r) => {
+        mkdirSync(join(r, 'scripts'));
+        writeFileSync(join(r, 'scripts', 'build.mjs'), '');
+      },
+    ],
   ];
   for (const [what, change] of changes) {
     it(`changes when ${what}`, () => {
