@@ -30,7 +30,11 @@ async function expectRefusal(args: string[], line: string | RegExp): Promise<voi
     assert.equal(r.stderr.split('\n').length, 2, `one line:\n${r.stderr}`);
     assert.match(r.stderr, line);
   }
-  assert.deepEqual([r.code, r.signal], [CONFIG_EXIT_CODE, null], 'exit code 78: systemd and the supervisor do not retry');
+  assert.deepEqual(
+    [r.code, r.signal],
+    [CONFIG_EXIT_CODE, null],
+    'exit code 78: systemd and the supervisor do not retry',
+  );
 }
 
 function listen(port: number): Promise<Server> {
