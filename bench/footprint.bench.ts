@@ -1,14 +1,15 @@
 /**
- * The gateway's footprint on a small box, measured on the command as installed (bin/opencube.js:
- * compiled JavaScript, a supervisor process and the gateway process) in its default mode (the
- * simulated network of 16 devices), on 127.0.0.1 without mDNS:
+ * The gateway's footprint on a small box, measured on the command as a user runs it: `npm start`'s
+ * command line from package.json (node with its memory flags, bin/opencube.js start: the bundle in
+ * dist/, one process), in its default mode (the simulated network of 16 devices), on 127.0.0.1
+ * without mDNS:
  *
  * - resident memory of all its processes once idle, against a bare
  *   `node -e 'setInterval(()=>{},1000)'` idling as long (target: at most 2x). Two figures: the sum
  *   of each process's RSS (which counts node's own code, about 30 MB, once per process), and the
  *   memory of the processes together with the pages of files they share counted once (what the
- *   box really spends). The gateway without its supervisor (`--no-supervise` with the same node
- *   flags, as the systemd unit of docs/operations.md runs it) is measured too.
+ *   box really spends). The gateway under its opt-in crash supervisor (`--supervise`) is measured
+ *   too.
  * - start-up time from spawning the command to its first answered `GET bridge`, against a bare
  *   node:http server process spawned and polled the same way (target: at most 3x). Rounds
  *   alternate between the two; the median is reported.
@@ -21,7 +22,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureBuilt } from '../scripts/build.mjs';
-import { GATEWAY_NODE_FLAGS } from '../src/cli/supervisor.ts';
 import { report } from './lib.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -82,10 +82,17 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
+/** `npm start`'s node flags and script (package.json), e.g. `--max-semi-space-size=1 bin/opencube.js start`. */
+function npmStart(): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const [node, ...args] = pkg.scripts.start.split(/\s+/);
+  if (node !== 'node') throw new Error(`npm start does not run node: ${pkg.scripts.start}`);
+  return args.map((a) => (a.endsWith('.js') ? join(ROOT, a) : a));
+}
+
 function gatewayArgs(port: number, dataDir: string, extra: string[] = []): string[] {
   return [
-    join(ROOT, 'bin', 'opencube.js'),
-    'start',
+    ...npmStart(),
     '--port',
     String(port),
     '--host',
@@ -180,14 +187,14 @@ const running = new Set<ChildProcess>();
 try {
   // Start-up: one warm-up round each (it also creates the store), then alternating rounds.
   const data = await tempData();
-  const times: Record<'bare' | 'gateway' | 'alone', number[]> = { bare: [], gateway: [], alone: [] };
+  const times: Record<'bare' | 'gateway' | 'supervised', number[]> = { bare: [], gateway: [], supervised: [] };
   const commands = {
     bare: (port: number) => ['-e', BARE_HTTP, String(port)],
     gateway: (port: number) => gatewayArgs(port, data),
-    alone: (port: number) => [...GATEWAY_NODE_FLAGS, ...gatewayArgs(port, data, ['--no-supervise'])],
+    supervised: (port: number) => gatewayArgs(port, data, ['--supervise']),
   };
   for (let round = 0; round <= ROUNDS; round++) {
-    for (const kind of ['bare', 'gateway', 'alone'] as const) {
+    for (const kind of ['bare', 'gateway', 'supervised'] as const) {
       const port = await freePort();
       const t0 = performance.now();
       const child = spawnNode(commands[kind](port));
@@ -203,47 +210,49 @@ try {
   report(
     'start-up to the first answered GET bridge vs a bare node:http process',
     gwMs / bareMs,
-    { gateway_ms: gwMs, bare_ms: bareMs, without_supervisor_ms: median(times.alone), rounds: String(ROUNDS) },
+    { gateway_ms: gwMs, bare_ms: bareMs, supervised_ms: median(times.supervised), rounds: String(ROUNDS) },
     '<= 3',
   );
 
   // Memory: the three idle side by side, measured after the same idle time.
   const bare = spawnNode(['-e', 'setInterval(() => {}, 1000)']);
   const [p1, p2] = [await freePort(), await freePort()];
-  const supervised = spawnNode(gatewayArgs(p1, await tempData()));
-  // As the systemd unit of docs/operations.md runs it: the same node flags the supervisor gives its child.
-  const alone = spawnNode([...GATEWAY_NODE_FLAGS, ...gatewayArgs(p2, await tempData(), ['--no-supervise'])]);
-  for (const c of [bare, supervised, alone]) running.add(c);
-  await Promise.all([firstAnswer(p1, supervised), firstAnswer(p2, alone)]);
+  const gateway = spawnNode(gatewayArgs(p1, await tempData()));
+  const supervised = spawnNode(gatewayArgs(p2, await tempData(), ['--supervise']));
+  for (const c of [bare, gateway, supervised]) running.add(c);
+  await Promise.all([firstAnswer(p1, gateway), firstAnswer(p2, supervised)]);
   await new Promise((r) => setTimeout(r, IDLE_MS));
   const base = setMemory([bare.pid as number]);
+  const one = setMemory(processTree(gateway.pid as number));
   const sup = setMemory(processTree(supervised.pid as number));
-  const one = setMemory(processTree(alone.pid as number));
   const mb = (b: number) => b / MB;
   report(
     'idle memory of all the gateway processes (sum of RSS) vs a bare node process',
+    one.sumRss / base.sumRss,
+    {
+      gateway_mb: mb(one.sumRss),
+      bare_mb: mb(base.sumRss),
+      processes: String(one.each.length),
+      each_mb: one.each.map((b) => mb(b).toFixed(1)).join('+'),
+      idle_s: String(IDLE_MS / 1000),
+    },
+    '<= 2',
+  );
+  report(
+    'idle memory of the gateway under its crash supervisor (--supervise, sum of RSS) vs a bare node process',
     sup.sumRss / base.sumRss,
     {
       gateway_mb: mb(sup.sumRss),
       bare_mb: mb(base.sumRss),
       processes: String(sup.each.length),
       each_mb: sup.each.map((b) => mb(b).toFixed(1)).join('+'),
-      idle_s: String(IDLE_MS / 1000),
     },
-    '<= 2',
   );
   report(
-    'idle memory of all the gateway processes, shared file pages counted once, vs a bare node process',
+    'idle memory under the supervisor, shared file pages counted once, vs a bare node process',
     sup.shared / base.shared,
-    {
-      gateway_mb: mb(sup.shared),
-      bare_mb: mb(base.shared),
-    },
+    { gateway_mb: mb(sup.shared), bare_mb: mb(base.shared) },
   );
-  report('idle memory of the gateway alone (--no-supervise) vs a bare node process', one.sumRss / base.sumRss, {
-    gateway_mb: mb(one.sumRss),
-    bare_mb: mb(base.sumRss),
-  });
 } finally {
   await Promise.all([...running].map(stop));
   for (const d of dataDirs) rmSync(d, { recursive: true, force: true });

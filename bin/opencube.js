@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Entry point for the `opencube` command: runs the compiled gateway in dist/, building it first
 // when src/ changed (scripts/build.mjs), and, for `start`, the web console when console/src
-// changed (scripts/build-console.mjs). The TypeScript runs through tsx only in tests and
-// development (`npm run dev`).
+// changed (scripts/build-console.mjs). Both checks run in this process (a few milliseconds); a
+// build, rare, is a child process, so that esbuild is never loaded into the gateway. The
+// TypeScript runs through tsx only in tests and development (`npm run dev`).
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ensureBuilt } from '../scripts/build.mjs';
+import { consoleIsFresh } from '../scripts/build-console.mjs';
 
 try {
   ensureBuilt();
@@ -13,7 +15,7 @@ try {
   process.stderr.write(`opencube: ${err.message}\n`);
   process.exit(1);
 }
-if (process.argv.slice(2).includes('start')) {
+if (process.argv.slice(2).includes('start') && !consoleIsFresh()) {
   const script = fileURLToPath(new URL('../scripts/build-console.mjs', import.meta.url));
   // A console that cannot be built leaves the gateway working: its page says how to build it.
   const r = spawnSync(process.execPath, [script], { stdio: 'inherit' });

@@ -6,7 +6,19 @@ export function sourceFiles(dir: string): string[];
 export function fingerprint(root: string): string;
 /** Whether `outDir` was built from the sources of `root` as they are now. */
 export function isFresh(root: string, outDir?: string): boolean;
-/** Builds `outDir` from `root`/src (tsc, then the other files); throws with tsc's report on an error. */
-export function build(root?: string, opts?: { outDir?: string; force?: boolean; log?: (line: string) => void }): void;
+/** Packages left out of the bundle, loaded from node_modules at run time. */
+export const EXTERNAL: readonly string[];
+/** esbuild's metafile: which inputs went into which output, and what each output imports. */
+export interface Metafile {
+  outputs: Record<
+    string,
+    { inputs: Record<string, unknown>; imports: { path: string; kind: string; external?: boolean }[] }
+  >;
+}
+/** Builds `outDir` from `root`/src/main.ts (an esbuild bundle split at dynamic imports); throws with esbuild's report on an error. */
+export function build(
+  root?: string,
+  opts?: { outDir?: string; force?: boolean; log?: (line: string) => void },
+): Metafile;
 /** Builds dist/ when src/ changed since its last build. */
 export function ensureBuilt(root?: string, opts?: { log?: (line: string) => void }): void;

@@ -1,32 +1,51 @@
 #!/usr/bin/env node
-// Builds dist/ (the JavaScript the gateway runs) from src/ with tsc, and copies the files tsc does
-// not emit (fixtures, the eSpeak worker). `opencube` and `npm start` call ensureBuilt() before they
-// run: it rebuilds only when src/ changed since the last build, which it tells from a fingerprint of
-// every file's path, size and mtime (a cheap walk: a few milliseconds), so a deleted or renamed
-// source counts as a change too. Plain JavaScript: it runs before anything is compiled, and loads
-// nothing but node's own modules, since the supervisor process keeps what it loads.
+// Builds dist/ (the JavaScript the gateway runs) from src/ with esbuild: one bundle, split into
+// chunks at every `await import()`, so that the drivers and integrations a gateway does not use are
+// never loaded (docs/architecture.md). A bundle loads in a fraction of the time of the ~300 modules
+// it replaces (docs/benchmarks.md). Type-checking is `tsc --noEmit` in `npm test`; the build does
+// not type-check. Files read beside the code (fixtures, sounds, the eSpeak worker, the console)
+// stay where they are: the code finds them from the package root (src/lib/package-root.ts).
+// `opencube` and `npm start` call ensureBuilt() before they run: it rebuilds only when src/ changed
+// since the last build, which it tells from a fingerprint of every file's path, size and mtime (a
+// cheap walk: a few milliseconds), so a deleted or renamed source counts as a change too. Plain
+// JavaScript: it runs before anything is compiled, and loads nothing but node's own modules unless
+// it builds.
 //
 //   node scripts/build.mjs           build when src/ changed
 //   node scripts/build.mjs --force   build from scratch
-import { spawnSync } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const STAMP = '.build-stamp';
-/** Files beside src/ whose change changes the output. */
-const CONFIGS = ['tsconfig.json', 'tsconfig.build.json'];
+/** Files beside src/ whose change changes the output: this script (its options), the version, the bundled packages' versions. */
+const CONFIGS = ['scripts/build.mjs', 'tsconfig.json', 'package.json', 'package-lock.json'];
+
+/**
+ * Packages left out of the bundle, loaded from node_modules at run time: native addons, packages
+ * that read their own files or spawn workers relative to themselves, and big optional ones that
+ * are loaded lazily anyway.
+ */
+export const EXTERNAL = [
+  'better-sqlite3',
+  '@matter/*',
+  'zigbee-herdsman',
+  'zigbee-herdsman/*',
+  'zigbee-herdsman-converters',
+  'zigbee-herdsman-converters/*',
+  'pino-pretty',
+  'espeak-ng',
+  'prom-client',
+  // Imported with `await import()` on the first outgoing request (src/lib/lazy-agent.ts): from a
+  // bundle, esbuild's wrapper of this CommonJS package lacks its named exports.
+  'undici',
+];
+
+/** The bundled CommonJS packages call require(): in an ES module it must be made. */
+const BANNER =
+  "import { createRequire as __opencubeRequire } from 'node:module'; const require = __opencubeRequire(import.meta.url);";
 
 /** Every file under `dir` (relative paths, sorted), skipping test files, which are not built. */
 export function sourceFiles(dir) {
@@ -61,64 +80,61 @@ export function isFresh(root, outDir = join(root, 'dist')) {
   return readFileSync(stamp, 'utf8') === fingerprint(root);
 }
 
-/** Where the output of a source file goes: `.ts` becomes `.js`, other files are copied as they are. */
-function outputOf(rel) {
-  return rel.endsWith('.ts') ? `${rel.slice(0, -3)}.js` : rel;
-}
-
 /**
- * Builds `outDir` from `root`/src: tsc (incremental, type-checked) for the TypeScript, a copy for
- * every other file, and removal of outputs whose source is gone. Throws with tsc's report on a
- * type error. Prints what it does on stderr.
+ * Builds `outDir` from `root`/src/main.ts: an ES module bundle for node, split into chunks at
+ * every dynamic import, and removes the files of earlier builds that this one did not write.
+ * Throws with esbuild's report when the sources do not compile. Prints what it does on stderr.
+ * Returns esbuild's metafile (which inputs went into which output).
  */
 export function build(root = ROOT, { outDir = join(root, 'dist'), force = false, log = defaultLog } = {}) {
   const started = performance.now();
   const before = fingerprint(root);
   // Without a stamp the folder is from an interrupted or foreign build: start again from nothing.
   if (force || !existsSync(join(outDir, STAMP))) rmSync(outDir, { recursive: true, force: true });
-  let tsc;
+  let esbuild;
   try {
-    tsc = createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc');
+    esbuild = createRequire(join(root, 'package.json'))('esbuild');
   } catch {
-    throw new Error(
-      'dist/ needs a build and the typescript package is missing: run "npm install" (with dev dependencies)',
-    );
+    throw new Error('dist/ needs a build and the esbuild package is missing: run "npm install"');
   }
-  log(`opencube: building ${relative(process.cwd(), outDir) || '.'}/ from src/ (tsc)`);
-  const r = spawnSync(
-    process.execPath,
-    [
-      tsc,
-      '-p',
-      join(root, 'tsconfig.build.json'),
-      '--outDir',
-      outDir,
-      '--incremental',
-      '--tsBuildInfoFile',
-      join(outDir, '.tsbuildinfo'),
-    ],
-    { cwd: root, encoding: 'utf8' },
-  );
-  if (r.status !== 0) throw new Error(`tsc failed:\n${r.stdout}${r.stderr}`);
-  const src = join(root, 'src');
-  const sources = sourceFiles(src);
-  for (const rel of sources) {
-    if (rel.endsWith('.ts')) continue;
-    mkdirSync(dirname(join(outDir, rel)), { recursive: true });
-    copyFileSync(join(src, rel), join(outDir, rel));
+  log(`opencube: building ${relative(process.cwd(), outDir) || '.'}/ from src/ (esbuild)`);
+  mkdirSync(outDir, { recursive: true });
+  let result;
+  try {
+    // buildSync: ensureBuilt() runs before anything else, in the command's own process.
+    result = esbuild.buildSync({
+      entryPoints: [join(root, 'src', 'main.ts')],
+      absWorkingDir: root,
+      bundle: true,
+      splitting: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      outdir: outDir,
+      chunkNames: 'chunks/[name]-[hash]',
+      external: EXTERNAL,
+      banner: { js: BANNER },
+      metafile: true,
+      legalComments: 'none',
+      logLevel: 'silent',
+    });
+  } catch (err) {
+    const errors = err.errors?.map((e) => `${e.location ? `${e.location.file}:${e.location.line}: ` : ''}${e.text}`);
+    throw new Error(`esbuild failed:\n${errors?.join('\n') ?? err.message}`);
   }
-  const wanted = new Set(sources.map(outputOf));
+  const written = new Set(Object.keys(result.metafile.outputs).map((p) => relative(outDir, resolve(root, p))));
   for (const rel of sourceFiles(outDir)) {
-    if (rel === STAMP || rel === '.tsbuildinfo' || wanted.has(rel)) continue;
+    if (rel === STAMP || written.has(rel)) continue;
     rmSync(join(outDir, rel));
   }
-  // The fingerprint from before the build: a source saved while tsc ran makes the next run build again.
+  // The fingerprint from before the build: a source saved while esbuild ran makes the next run build again.
   writeFileSync(join(outDir, STAMP), before);
   log(`opencube: built in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return result.metafile;
 }
 
 /**
- * Builds dist/ when src/ changed since its last build. When it cannot (no typescript package) but
+ * Builds dist/ when src/ changed since its last build. When it cannot (no esbuild package) but
  * an older build exists, it says so and that build runs.
  */
 export function ensureBuilt(root = ROOT, { log = defaultLog } = {}) {
@@ -126,7 +142,7 @@ export function ensureBuilt(root = ROOT, { log = defaultLog } = {}) {
   try {
     build(root, { log });
   } catch (err) {
-    if (!existsSync(join(root, 'dist', 'main.js')) || !/typescript package is missing/.test(err.message)) throw err;
+    if (!existsSync(join(root, 'dist', 'main.js')) || !/esbuild package is missing/.test(err.message)) throw err;
     log(`opencube: ${err.message}; running the previous build`);
   }
 }

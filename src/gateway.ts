@@ -92,7 +92,10 @@ export interface Gateway {
   log: Logger;
   /** Paths of the files the gateway keeps in its data folder. */
   paths: { db: string; socket: string; pid: string };
-  /** Listens, starts drivers, the control socket and mDNS. Returns the base URL. */
+  /**
+   * Starts the control socket, listens, then starts the drivers, integrations and mDNS; resolves
+   * (with the base URL) once all of them have started.
+   */
   start(): Promise<string>;
   /** Graceful stop: closes streams, waits for in-flight requests, stops drivers, closes the store. */
   stop(): Promise<void>;
@@ -506,6 +509,14 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       activity.start();
       alarm.start();
       for (const driver of await loadDrivers(settings, log, { clock, ...opts.drivers })) devices.addDriver(driver);
+      // Listening before the drivers start (the simulated network, a broker, a radio take a while):
+      // until a driver has started, requests are answered as when it is not running, and clients
+      // that only read (GET bridge, the device list from the store) are served at once.
+      await app.listen({ port: settings.port, host: settings.host });
+      const addr = app.server.address();
+      boundPort = typeof addr === 'object' && addr ? addr.port : settings.port;
+      writeFileSync(paths.pid, `${process.pid}\n`);
+      wrotePid = true;
       await devices.start();
       if (settings.homeassistant.enabled) {
         // Loaded only when enabled: the bridge's code stays out of gateways that do not use it.
@@ -521,12 +532,12 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
           log,
         });
       }
-      if (matterWanted()) await startMatterNow();
-      await app.listen({ port: settings.port, host: settings.host });
-      const addr = app.server.address();
-      boundPort = typeof addr === 'object' && addr ? addr.port : settings.port;
-      writeFileSync(paths.pid, `${process.pid}\n`);
-      wrotePid = true;
+      if (matterWanted()) {
+        // In the queue of the console's switch: a click while the gateway starts waits for this.
+        const turn = matterTurns.then(startMatterNow);
+        matterTurns = turn.catch(() => {});
+        await turn;
+      }
       if (settings.mdns) mdns = startMdns(settings, boundPort, log);
       beeps.start();
       beeps.bootComplete();

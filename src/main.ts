@@ -1,6 +1,7 @@
 /**
- * The `opencube` command. `start` runs the gateway under a small supervisor process
- * (src/cli/supervisor.ts) that restarts it when it asks to (G8 reboot: exit code 75) or crashed;
+ * The `opencube` command. `start` runs the gateway in this process, and restarts it in this
+ * process when a client asks (G8 reboot, a restore); with `--supervise`, under a small supervisor
+ * process (src/cli/supervisor.ts) that starts it again when it crashed;
  * `link`, `tokens` and `reset` talk to the running gateway over its control socket (or, when none
  * runs, to the store directly).
  *
@@ -19,13 +20,7 @@ import pkg from '../package.json' with { type: 'json' };
 import { UsageError } from './cli/args.ts';
 import { parseCommandLine } from './cli/command-line.ts';
 import { readNewSecret } from './cli/read-secret.ts';
-import {
-  CONFIG_EXIT_CODE,
-  gatewayExecArgv,
-  LISTENING_MESSAGE,
-  RESTART_EXIT_CODE,
-  supervise,
-} from './cli/supervisor.ts';
+import { CONFIG_EXIT_CODE, gatewayExecArgv, LISTENING_MESSAGE, supervise } from './cli/supervisor.ts';
 import type { PressResult, TokenInfo, TokenService } from './core/tokens.ts';
 import { type Settings, SettingsError } from './settings/index.ts';
 import type { Db } from './store/db.ts';
@@ -41,7 +36,12 @@ async function safeMessage(err: unknown): Promise<string> {
   return (await import('./lib/redact.ts')).redactText((err as Error)?.message ?? String(err));
 }
 
-/** Runs the gateway in this process until SIGINT/SIGTERM, or until a client asks for a restart. */
+/**
+ * Runs the gateway in this process until SIGINT/SIGTERM. A restart a client asks for (G8, a
+ * restore) happens here too: the gateway stops, and a new one is built from the same settings and
+ * started, in the same process (as Zigbee2MQTT restarts): a second node process only to restart
+ * would double the memory of an idle box (docs/benchmarks.md).
+ */
 async function runGateway(settings: Settings): Promise<void> {
   // Before anything starts: a port in use or a data folder that is a file is one line, not a
   // stack trace after the simulated network started.
@@ -49,50 +49,70 @@ async function runGateway(settings: Settings): Promise<void> {
   const problem = await preflight.checkStart(settings);
   if (problem) startFailed(problem, CONFIG_EXIT_CODE);
   const { createGateway } = await import('./gateway.ts');
+  type Gateway = ReturnType<typeof createGateway>;
+  /** What the process does now: a stop waits for a restart under way, then stops what it built. */
+  let turn: Promise<void> = Promise.resolve();
+  let stopping = false;
   let restarting = false;
-  let gateway: ReturnType<typeof createGateway>;
-  try {
-    gateway = createGateway(settings, {
-      onRestart: () => {
-        restarting = true;
-        void shutdown('restart requested');
-      },
-    });
-  } catch (err) {
-    startFailed(`could not start: ${await safeMessage(err)}`, 1);
-  }
-  let stopping: Promise<void> | undefined;
-  const shutdown = (why: string) => {
-    if (stopping) return stopping;
-    gateway.log.info({ why }, 'stopping');
-    stopping = gateway.stop().then(
-      () => process.exit(restarting ? RESTART_EXIT_CODE : 0),
-      (err) => {
-        gateway.log.error({ err }, 'stop failed');
-        process.exit(1);
-      },
-    );
-    return stopping;
+
+  const build = async (): Promise<Gateway> => {
+    try {
+      return createGateway(settings, { onRestart: () => restart() });
+    } catch (err) {
+      startFailed(`could not start: ${await safeMessage(err)}`, 1);
+    }
   };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  const launch = async (gateway: Gateway): Promise<void> => {
+    try {
+      const url = await gateway.start();
+      process.stdout.write(`opencube listening on ${url} (data in ${resolve(settings.data_dir)})\n`);
+      await printBanner(gateway, settings, Number(new URL(url).port));
+      // Unless the supervisor died meanwhile: a send on a closed channel would be an uncaught error.
+      if (process.connected) process.send?.(LISTENING_MESSAGE);
+    } catch (err) {
+      // The line first; the stack only for whoever asked for debug.
+      const config = preflight.portProblem(err, settings.host, settings.port);
+      process.stderr.write(`opencube: ${config ?? `could not start: ${await safeMessage(err)}`}\n`);
+      gateway.log.debug({ err }, 'could not start');
+      await gateway.stop().catch(() => {});
+      process.exit(config ? CONFIG_EXIT_CODE : 1);
+    }
+  };
+  const stopOrExit = (gateway: Gateway): Promise<void> =>
+    gateway.stop().catch((err) => {
+      gateway.log.error({ err }, 'stop failed');
+      process.exit(1);
+    });
+
+  let gateway = await build();
+  const restart = () => {
+    if (stopping || restarting) return;
+    restarting = true;
+    turn = turn.then(async () => {
+      gateway.log.info({ why: 'restart requested' }, 'stopping');
+      await stopOrExit(gateway);
+      if (stopping) return;
+      process.stdout.write('opencube: restarting\n');
+      gateway = await build();
+      restarting = false;
+      await launch(gateway);
+    });
+  };
+  const shutdown = (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    turn = turn.then(async () => {
+      gateway.log.info({ why }, 'stopping');
+      await stopOrExit(gateway);
+      process.exit(0);
+    });
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
   // Under the supervisor: its IPC channel closes when it dies, and a gateway nobody supervises
   // would hold the port and the data folder against the next `opencube start`.
-  if (process.send) process.on('disconnect', () => void shutdown('supervisor gone'));
-  try {
-    const url = await gateway.start();
-    process.stdout.write(`opencube listening on ${url} (data in ${resolve(settings.data_dir)})\n`);
-    await printBanner(gateway, settings, Number(new URL(url).port));
-    // Unless the supervisor died meanwhile: a send on a closed channel would be an uncaught error.
-    if (process.connected) process.send?.(LISTENING_MESSAGE);
-  } catch (err) {
-    // The line first; the stack only for whoever asked for debug.
-    const config = preflight.portProblem(err, settings.host, settings.port);
-    process.stderr.write(`opencube: ${config ?? `could not start: ${await safeMessage(err)}`}\n`);
-    gateway.log.debug({ err }, 'could not start');
-    await gateway.stop().catch(() => {});
-    process.exit(config ? CONFIG_EXIT_CODE : 1);
-  }
+  if (process.send) process.on('disconnect', () => shutdown('supervisor gone'));
+  turn = turn.then(() => launch(gateway));
 }
 
 /** The start-up banner at `info`: readable lines at a terminal, one JSON entry in a JSON log. */
@@ -186,6 +206,8 @@ async function main(): Promise<void> {
       return;
     }
     case 'start':
+      // Off by default: a supervisor is a second node process, as big as a bare node (systemd
+      // restarts a crashed gateway on a box; docs/operations.md).
       if (parsed.supervise && process.env.OPENCUBE_SUPERVISED !== '1') {
         supervise({
           entry: fileURLToPath(import.meta.url),

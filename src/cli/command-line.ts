@@ -36,5 +36,5 @@ export function parseCommandLine(
     };
   }
   const settings = loadSettings({ flags: settingFlags, env });
-  return { command, rest: words, settings, supervise: supervise !== false };
+  return { command, rest: words, settings, supervise: supervise === true };
 }

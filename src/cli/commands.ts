@@ -28,7 +28,7 @@ export const COMMANDS: readonly CommandDef[] = [
     summary: 'run the gateway (the default command)',
     example: 'opencube start --port 8081 --data-dir ./data',
     details:
-      'The gateway runs under a small supervisor that starts it again when a client asks for a reboot or when it crashed; --no-supervise runs it alone (under systemd). Every setting is a flag, an OPENCUBE_* environment variable, or its default; flags win.',
+      'The gateway runs in this one process, and restarts in it when a client asks for a reboot. --supervise adds a small supervisor process that starts it again when it crashed (under systemd, systemd does that). Every setting is a flag, an OPENCUBE_* environment variable, or its default; flags win.',
   },
   {
     name: 'link',

@@ -119,7 +119,10 @@ function commandLines(width: number): string[] {
 const OWN_FLAGS: readonly [string, string][] = [
   ['-h, --help', 'this help (after a command: the help of that command)'],
   ['-V, --version', 'the version of opencube'],
-  ['--supervise, --no-supervise', 'start only: run the gateway under its own supervisor [default true]'],
+  [
+    '--supervise, --no-supervise',
+    'start only: run the gateway under a supervisor that restarts it after a crash [default false]',
+  ],
 ];
 
 function ownFlagLines(width: number): string[] {

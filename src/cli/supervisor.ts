@@ -1,6 +1,7 @@
 /**
- * The supervisor of `opencube start`: it runs the gateway in a child process and starts it again
- * when it asks to (G8 reboot: exit code 75) or when it crashed, with a growing delay between
+ * The opt-in supervisor of `opencube start --supervise`: it runs the gateway in a child process
+ * and starts it again when it crashed (or when it exits with code 75, how a gateway once asked
+ * for a restart; G8 now restarts it inside its own process), with a growing delay between
  * crashes, and gives up with one message when the gateway keeps crashing before it ever answered.
  * A gateway that cannot start as configured (exit code 78) is not started again.
  * It forwards SIGINT/SIGTERM to the gateway and ends with it.
@@ -11,7 +12,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 
-/** Exit code with which the gateway asks its supervisor for a restart. */
+/** Exit code with which a gateway may ask its supervisor for a restart (restarted at once). */
 export const RESTART_EXIT_CODE = 75;
 
 /**

@@ -19,6 +19,8 @@ export interface DriverOptions {
   zigbee?: SimulatedZigbeeOptions;
   /** Mode `herdsman`: timings, and what stands in for the USB coordinator in tests. */
   herdsman?: HerdsmanDriverOptions;
+  /** Tests: drivers registered before the configured ones (e.g. one whose start the test holds). */
+  first?: readonly Driver[];
 }
 
 interface DriverEntry {
@@ -62,7 +64,7 @@ const DRIVERS: readonly DriverEntry[] = [
 
 /** Loads the drivers the settings configure, in a fixed order. */
 export async function loadDrivers(settings: Settings, log: Log, opts: DriverOptions = {}): Promise<Driver[]> {
-  const out: Driver[] = [];
+  const out: Driver[] = [...(opts.first ?? [])];
   for (const entry of DRIVERS) if (entry.enabled(settings)) out.push(await entry.load(settings, log, opts));
   return out;
 }

@@ -36,7 +36,9 @@ describe('the command line', () => {
     assert.equal(parse('--zigbee-mode', 'off').settings.zigbee.mode, 'off');
     assert.equal(parse('--zigbee-mode', 'off').command, 'start');
     assert.deepEqual(parse('tokens', 'revoke', 'abc', '--data-dir', '/tmp/x').rest, ['revoke', 'abc']);
+    assert.equal(parse('start').supervise, false, 'one process unless asked');
     assert.equal(parse('start', '--no-supervise').supervise, false);
+    assert.equal(parse('start', '--supervise').supervise, true);
     assert.equal(parse('-h').command, 'help');
     assert.equal(parse('link', '--help').command, 'help');
   });

@@ -1,13 +1,13 @@
 /**
  * scripts/build.mjs, which `npm start` and bin/opencube.js run before the gateway: it rebuilds
- * dist/ exactly when src/ changed (a file edited, added, removed), and a build holds every file
- * the gateway reads beside its modules.
+ * dist/ exactly when src/ changed (a file edited, added, removed), and a build is one bundle whose
+ * lazily imported drivers and integrations stay out of what every start loads.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
-import { build, fingerprint, isFresh, sourceFiles } from '../../scripts/build.mjs';
+import { build, fingerprint, isFresh, type Metafile, sourceFiles } from '../../scripts/build.mjs';
 import { ROOT } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/foundation.ts';
 
@@ -42,6 +42,14 @@ describe('the fingerprint of the sources', () => {
     ['a source is removed', (r) => rmSync(join(r, 'src', 'main.ts'))],
     ['a fixture is removed', (r) => rmSync(join(r, 'src', 'drivers', 'fixtures', 'one.json'))],
     ['the tsconfig is edited', (r) => writeFileSync(join(r, 'tsconfig.json'), '{ }')],
+    ['the version in package.json changes', (r) => writeFileSync(join(r, 'package.json'), '{"version":"2"}')],
+    [
+      'the build script changes',
+      (r) => {
+        mkdirSync(join(r, 'scripts'));
+        writeFileSync(join(r, 'scripts', 'build.mjs'), '');
+      },
+    ],
   ];
   for (const [what, change] of changes) {
     it(`changes when ${what}`, () => {
@@ -68,29 +76,55 @@ describe('the fingerprint of the sources', () => {
   });
 });
 
+/** The inputs of `output` and of every output it imports statically: what loading it loads. */
+function loadedInputs(meta: Metafile, output: string): Set<string> {
+  const seen = new Set<string>();
+  const inputs = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const out = meta.outputs[file];
+    if (!out) return;
+    for (const input of Object.keys(out.inputs)) inputs.add(input);
+    for (const imp of out.imports) if (imp.kind === 'import-statement' && !imp.external) visit(imp.path);
+  };
+  visit(output);
+  return inputs;
+}
+
 describe('a build of this project', () => {
-  it('compiles src/ to JavaScript, copies fixtures and the eSpeak worker, drops outputs of removed sources, and is then fresh', () => {
+  it('bundles src/ into JavaScript chunks, drops files of an earlier build, keeps lazy parts out of the start, and is then fresh', () => {
     const out = tempDir('opencube-dist-');
     try {
-      // A previous build's folder: its stamp keeps it, and a module whose source is gone must go.
+      // A previous build's folder: its stamp keeps it, and a file this build does not write must go.
       writeFileSync(join(out, '.build-stamp'), 'old');
       writeFileSync(join(out, 'removed-module.js'), 'export {};');
       assert.equal(isFresh(ROOT, out), false);
       const lines: string[] = [];
-      build(ROOT, { outDir: out, log: (l) => lines.push(l) });
-      assert.match(lines[0] as string, /^opencube: building .* from src\/ \(tsc\)$/);
+      const meta = build(ROOT, { outDir: out, log: (l) => lines.push(l) });
+      assert.match(lines[0] as string, /^opencube: building .* from src\/ \(esbuild\)$/);
       assert.match(lines.at(-1) as string, /^opencube: built in \d+\.\d s$/);
       assert.ok(existsSync(join(out, 'main.js')));
-      assert.ok(existsSync(join(out, 'cli', 'supervisor.js')));
-      assert.ok(existsSync(join(out, 'core', 'tts', 'espeak-worker.mjs')));
-      const fixtures = readdirSync(join(out, 'drivers', 'zigbee-sim', 'fixtures'));
-      assert.deepEqual(fixtures, readdirSync(join(ROOT, 'src', 'drivers', 'zigbee-sim', 'fixtures')));
       assert.equal(existsSync(join(out, 'removed-module.js')), false);
       assert.deepEqual(
-        sourceFiles(out).filter((f) => f.endsWith('.ts')),
+        sourceFiles(out).filter((f) => !f.endsWith('.js') && f !== '.build-stamp'),
         [],
-        'no TypeScript in the build',
+        'nothing but JavaScript in the build',
       );
+      const all = new Set(Object.values(meta.outputs).flatMap((o) => Object.keys(o.inputs)));
+      const atStart = loadedInputs(meta, relative(ROOT, join(out, 'main.js')));
+      assert.ok(atStart.has('src/main.ts'));
+      // Each is in the bundle, but only in a chunk loaded by an `await import()`.
+      for (const lazy of [
+        'src/gateway.ts',
+        'src/drivers/zigbee-sim/network.ts',
+        'src/integrations/homeassistant/index.ts',
+        'src/integrations/metrics/index.ts',
+        'node_modules/aedes/aedes.js',
+      ]) {
+        assert.ok(all.has(lazy), `${lazy} is bundled`);
+        assert.equal(atStart.has(lazy), false, `${lazy} is loaded only when needed`);
+      }
       assert.equal(isFresh(ROOT, out), true);
     } finally {
       rmSync(out, { recursive: true, force: true });

@@ -1,14 +1,15 @@
 /**
- * G8 with the real CLI: `opencube start` runs a supervisor; a reboot request makes the gateway
- * exit for a restart, and it comes back by itself on the same port with the same token and
- * state. SIGTERM then stops the gateway and the supervisor cleanly.
+ * G8 with the real CLI: `opencube start` is one process, and a reboot request restarts the gateway
+ * inside it (stopped, built again from the same settings, started): it comes back on the same port
+ * with the same devices, token and state, its event stream clients are cut and can connect again,
+ * and the process id does not change. SIGTERM then stops it cleanly.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { alive, freePort, runCli, spawnCli, startArgs } from '../helpers/cli.ts';
-import { call, eventually, rest, tempDir } from '../helpers/foundation.ts';
+import { call, eventually, listDevices, openStream, rest, tempDir, waitForValue } from '../helpers/foundation.ts';
 
 function readPid(dir: string): number | null {
   try {
@@ -18,29 +19,23 @@ function readPid(dir: string): number | null {
   }
 }
 
-it('reboots through the supervisor and comes back on the same port with the same token', async (t) => {
+const stream = (token: string) => `/open-api/v2/sse/bridge?access_token=${encodeURIComponent(token)}`;
+
+it('reboots in its own process and comes back on the same port with the same devices and token', async (t) => {
   const dir = tempDir();
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const proc = spawnCli(startArgs(port, dir, '--zigbee-mode', 'off', '--log-level', 'warn'));
-  const pids = new Set<number>();
+  // The simulated network (the default) brings devices that must survive the restart.
+  const proc = spawnCli(startArgs(port, dir, '--audio-sink', 'null', '--log-level', 'info', '--log-format', 'json'));
   t.after(() => {
     proc.killAll();
-    for (const pid of pids) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone already
-      }
-    }
     rmSync(dir, { recursive: true, force: true });
   });
 
   await proc.waitForOutput(/opencube listening on http:\/\/127\.0\.0\.1:\d+/);
   assert.match(proc.stdout(), new RegExp(`listening on ${base} `));
-  const firstPid = readPid(dir);
-  assert.ok(firstPid && firstPid !== proc.child.pid, 'the gateway runs in a child of the supervisor');
-  pids.add(firstPid);
+  const pid = proc.child.pid as number;
+  assert.equal(readPid(dir), pid, 'the gateway runs in the process the user started');
 
   // A client polls, the user runs `opencube link`, the client's next poll gets its token.
   const refused = await call(base, 'GET', `${rest('v2', 'bridge/access_token')}?app_name=rebooter`);
@@ -53,23 +48,23 @@ it('reboots through the supervisor and comes back on the same port with the same
   assert.ok(token);
   assert.equal((await call(base, 'PUT', rest('v2', 'bridge/config'), { token, body: { volume: 77 } })).json.error, 0);
   assert.equal((await call(base, 'PUT', rest('v2', 'security/2/enable'), { token })).json.error, 0);
+  const devices = await waitForValue(async () => {
+    const list = await listDevices(base, token);
+    return list.length === 16 && list;
+  }, 20_000);
+  const events = await openStream(base, stream(token));
+  assert.equal(events.status, 200);
 
   const reboot = await call(base, 'POST', rest('V2', 'hardware/reboot'), { token, body: '' });
   assert.deepEqual(reboot.json, { error: 0, data: {}, message: 'success' });
 
-  await proc.waitForOutput(/opencube: restarting/);
+  await events.closed;
+  await proc.waitForOutput(/^opencube: restarting$/m);
   await proc.waitForOutput(/opencube listening on/, 2);
-  await eventually(
-    () => {
-      const pid = readPid(dir);
-      return pid !== null && pid !== firstPid;
-    },
-    30_000,
-    'a new gateway process',
-  );
-  const secondPid = readPid(dir) as number;
-  pids.add(secondPid);
-  assert.equal(alive(firstPid), false, 'the old gateway process is gone');
+  assert.match(proc.stdout(), new RegExp(`listening on ${base} [^]*listening on ${base} `), 'the same port');
+  assert.match(proc.stderr(), /"why":"restart requested","msg":"stopping"/, 'the log says why it stopped');
+  assert.equal(proc.child.exitCode, null, 'the process did not end');
+  assert.equal(readPid(dir), pid, 'the same process serves again');
 
   const modes = await call(base, 'GET', rest('v1', 'security'), { token });
   assert.equal(modes.json.error, 0, 'the same token is still valid');
@@ -77,14 +72,17 @@ it('reboots through the supervisor and comes back on the same port with the same
     modes.json.data.security_list.filter((m: { enable: boolean }) => m.enable).map((m: { name: string }) => m.name),
     ['away_mode'],
   );
+  const serials = (list: { serial_number: string }[]) => list.map((d) => d.serial_number).sort();
+  assert.deepEqual(serials(await listDevices(base, token)), serials(devices), 'the same devices');
+  const again = await openStream(base, stream(token));
+  assert.equal(again.status, 200, 'an event stream client connects again');
+  again.close();
   const tokens = await runCli(['tokens', 'list', '--data-dir', dir]);
   assert.match(tokens.stdout, /app=rebooter .* last_used=\S+Z/);
 
-  // SIGTERM to the supervisor stops the gateway gracefully, then the supervisor itself.
   proc.child.kill('SIGTERM');
-  const exit = await proc.exited;
-  assert.deepEqual(exit, { code: 0, signal: null });
-  await eventually(() => !alive(secondPid), 10_000, 'the gateway process ended');
+  assert.deepEqual(await proc.exited, { code: 0, signal: null });
+  await eventually(() => !alive(pid), 10_000, 'the process ended');
   assert.equal(readPid(dir), null, 'the pid file is removed on a clean stop');
   await assert.rejects(fetch(`${base}/open-api/v2/rest/bridge`), 'nothing listens any more');
 });

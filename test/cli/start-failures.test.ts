@@ -1,7 +1,8 @@
 /**
  * `opencube start` when it cannot start: one line naming the setting, the path or the port, and
  * what to do; nothing started before it (no simulated network, no store made); exit code 78,
- * which the supervisor does not retry. Run through the real CLI, supervised, as a user runs it.
+ * which the supervisor does not retry (test/cli/supervisor.test.ts). Run through the real CLI as a
+ * user runs it: one process.
  * A data folder that is not writable cannot be made as root (root writes anywhere), so that one
  * check is tested through checkStart with the file system's answer injected.
  */
@@ -29,7 +30,11 @@ async function expectRefusal(args: string[], line: string | RegExp): Promise<voi
     assert.equal(r.stderr.split('\n').length, 2, `one line:\n${r.stderr}`);
     assert.match(r.stderr, line);
   }
-  assert.deepEqual([r.code, r.signal], [CONFIG_EXIT_CODE, null], 'the supervisor stopped with the code, no restart');
+  assert.deepEqual(
+    [r.code, r.signal],
+    [CONFIG_EXIT_CODE, null],
+    'exit code 78: systemd and the supervisor do not retry',
+  );
 }
 
 function listen(port: number): Promise<Server> {

@@ -23,7 +23,7 @@ function readPid(dir: string): number | null {
 
 /** A gateway with nothing behind it, quiet: what the supervisor tests need. */
 function quietArgs(port: number, dir: string): string[] {
-  return startArgs(port, dir, '--zigbee-mode', 'off', '--log-level', 'warn');
+  return startArgs(port, dir, '--supervise', '--zigbee-mode', 'off', '--log-level', 'warn');
 }
 
 /** Kills what a test started: the supervisor's process group and every gateway pid it saw. */

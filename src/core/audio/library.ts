@@ -4,13 +4,13 @@
  * installation: it is reported when the gateway starts, not when a client asks for the sound.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fromPackageRoot } from '../../lib/package-root.ts';
 import { type Pcm, resample, SAMPLE_RATE } from './pcm.ts';
 import { soundDesigns, soundFile } from './sound-designs.ts';
 import { decodeWav } from './wav.ts';
 
 /** assets/sounds/ of this installation. */
-export const SOUNDS_DIR = fileURLToPath(new URL('../../../assets/sounds/', import.meta.url));
+export const SOUNDS_DIR = fromPackageRoot('assets', 'sounds');
 
 export class SoundLibrary {
   private readonly clips = new Map<string, Pcm>();

@@ -17,7 +17,7 @@ import {
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
 import { isObject } from '../../lib/object.ts';
-import type { DeviceRecord, Driver, DriverCommand, Outcome, Readiness } from './contract.ts';
+import type { DeviceRecord, Driver, DriverCommand, Outcome, Pairing, Provisioning, Readiness } from './contract.ts';
 import type { DeviceRegistry } from './registry.ts';
 
 export type Done = { ok: true } | ({ ok: false } & Failure);
@@ -82,6 +82,11 @@ export class DeviceService {
   private readonly drivers = new Map<string, Driver>();
   private readonly observers: CommandObserver[] = [];
   private started = false;
+  /**
+   * The drivers whose start() has completed. The gateway answers requests while the others still
+   * start (it listens first): until then, a driver is answered for as one that is not running.
+   */
+  private readonly running = new Set<string>();
 
   constructor(
     readonly registry: DeviceRegistry,
@@ -96,8 +101,14 @@ export class DeviceService {
     this.drivers.set(driver.id, driver);
   }
 
+  /** The driver `id` once it has started. */
   driver(id: string): Driver | undefined {
-    return this.drivers.get(id);
+    return this.running.has(id) ? this.drivers.get(id) : undefined;
+  }
+
+  /** The drivers that have started, in registration order. */
+  private live(): Driver[] {
+    return [...this.drivers.values()].filter((d) => this.running.has(d.id));
   }
 
   /** Adds an observer of every command (metrics, the third-party debug log). */
@@ -107,7 +118,10 @@ export class DeviceService {
 
   /** Each running driver's readiness (a driver that does not say is ready). */
   readiness(): DriverReadiness[] {
-    return [...this.drivers.values()].map((d) => ({ driver: d.id, ...(d.ready?.() ?? { ok: true }) }));
+    return [...this.drivers.values()].map((d) => ({
+      driver: d.id,
+      ...(this.running.has(d.id) ? (d.ready?.() ?? { ok: true }) : { ok: false, reason: 'starting' }),
+    }));
   }
 
   /** Each driver's counters (`mqtt_reconnects`), for metrics. */
@@ -118,12 +132,16 @@ export class DeviceService {
   /** Starts every registered driver (in registration order). */
   async start(): Promise<void> {
     this.started = true;
-    for (const d of this.drivers.values()) await d.start(this.registry);
+    for (const d of this.drivers.values()) {
+      await d.start(this.registry);
+      this.running.add(d.id);
+    }
   }
 
   /** Stops every driver; one failing stop does not keep the others running. */
   async stop(): Promise<void> {
     this.started = false;
+    this.running.clear();
     await Promise.all(
       [...this.drivers.values()].map((d) =>
         d.stop().catch((err) => this.log?.error({ err, driver: d.id }, 'driver stop failed')),
@@ -134,7 +152,7 @@ export class DeviceService {
   /** Routes a command to the device's driver, and applies what the outcome says (offline, state). */
   async execute(command: DriverCommand): Promise<Outcome> {
     const device = command.device;
-    const driver = this.drivers.get(device.driver);
+    const driver = this.driver(device.driver);
     if (!driver) {
       return {
         ok: false,
@@ -306,8 +324,14 @@ export class DeviceService {
     const device = this.registry.get(serial);
     if (!device) return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
     if (this.drivers.has(device.driver)) {
-      const outcome = await this.drivers.get(device.driver)?.execute({ kind: 'remove', device });
-      if (outcome && !outcome.ok) return fromOutcome(outcome);
+      const driver = this.driver(device.driver);
+      if (!driver)
+        return {
+          ok: false,
+          ...failure(ErrorCode.DEVICE_UPDATE_FAILED, `the ${device.driver} driver of this device is not running`),
+        };
+      const outcome = await driver.execute({ kind: 'remove', device });
+      if (!outcome.ok) return fromOutcome(outcome);
     }
     this.registry.deviceLeft(serial);
     return { ok: true };
@@ -329,7 +353,9 @@ export class DeviceService {
   /** D1: opens or closes pairing on every driver that pairs devices of `type` (compared in lower case). */
   async setDiscovery(type: string, enable: boolean): Promise<Done> {
     const wanted = type.toLowerCase();
-    const pairing = [...this.drivers.values()].flatMap((d) => (d.pairing?.types.includes(wanted) ? [d.pairing] : []));
+    const pairing = [...this.drivers.values()].filter((d) => d.pairing?.types.includes(wanted));
+    const starting = pairing.find((d) => !this.running.has(d.id));
+    if (starting) return { ok: false, ...failure(ErrorCode.SERVER_ERROR, `the ${starting.id} driver is starting`) };
     if (pairing.length === 0) {
       const types = [...new Set([...this.drivers.values()].flatMap((d) => d.pairing?.types ?? []))];
       return {
@@ -342,19 +368,19 @@ export class DeviceService {
         ),
       };
     }
-    const outcomes = await Promise.all(pairing.map((p) => p.setDiscovery(enable)));
+    const outcomes = await Promise.all(pairing.map((d) => (d.pairing as Pairing).setDiscovery(enable)));
     const failed = outcomes.find((o) => !o.ok);
     return failed ? fromOutcome(failed) : { ok: true };
   }
 
   /** Tells every driver the registry was cleared by a factory reset. */
   async afterReset(): Promise<void> {
-    await Promise.all([...this.drivers.values()].map((d) => d.afterReset?.()));
+    await Promise.all(this.live().map((d) => d.afterReset?.()));
   }
 
   /** Whether any driver is pairing now. */
   discovering(): boolean {
-    return [...this.drivers.values()].some((d) => d.pairing?.discovering() === true);
+    return this.live().some((d) => d.pairing?.discovering() === true);
   }
 
   /** D2: routes a body to the driver that adds devices of its `protocol` (also spelled `protocal`). */
@@ -364,7 +390,8 @@ export class DeviceService {
   ): Promise<{ ok: true; data: Record<string, unknown> } | ({ ok: false } & Failure)> {
     const first = Array.isArray(body) ? body[0] : body;
     const raw = isObject(first) ? (first.protocol ?? first.protocal) : undefined;
-    const provisioning = [...this.drivers.values()].flatMap((d) => (d.provisioning ? [d.provisioning] : []));
+    const drivers = [...this.drivers.values()].filter((d) => d.provisioning);
+    const provisioning = drivers.map((d) => d.provisioning as Provisioning);
     const protocols = provisioning.flatMap((p) => p.protocols.map((x) => x.toUpperCase())).join(' or ') || '(none)';
     // By protocol; a body without one goes to the only driver that adds by hand, whose reader says what is missing.
     const target =
@@ -379,6 +406,9 @@ export class DeviceService {
           ? `protocal: ${JSON.stringify(raw)} is not ${protocols}`
           : `protocal: required, ${protocols}`,
       ]);
+    const owner = drivers[provisioning.indexOf(target)] as Driver;
+    if (!this.running.has(owner.id))
+      return { ok: false, ...failure(ErrorCode.SERVER_ERROR, `the ${owner.id} driver is starting`) };
     const r = await target.provision(body, deadline);
     if (!r.ok) return { ok: false, error: r.code, message: r.message };
     return {

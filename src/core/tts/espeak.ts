@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { fromPackageRoot } from '../../lib/package-root.ts';
 import { type Pcm, resample, SAMPLE_RATE } from '../audio/pcm.ts';
 import { AudioFormatError, decodeWav } from '../audio/wav.ts';
 import { type ClipStore, clipPath } from './clip-store.ts';
@@ -21,7 +21,8 @@ export const BUILTIN_ENGINE_ID = 'espeak-ng';
 /** Longest text synthesised in one go. */
 export const MAX_TEXT = 2000;
 
-const WORKER = fileURLToPath(new URL('./espeak-worker.mjs', import.meta.url));
+// Plain JavaScript, run by node as it is: from src/ both under tsx and for the bundle in dist/.
+const WORKER = fromPackageRoot('src', 'core', 'tts', 'espeak-worker.mjs');
 const DEFAULT_VOICE = 'en-us';
 
 /** Which eSpeak NG can run here for `mode` (`auto` prefers the npm package). */

@@ -4,13 +4,13 @@
  * zigbee-herdsman-converters (scripts/capture-zigbee-fixtures.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { fromPackageRoot } from '../../lib/package-root.ts';
 import type { ModelFixture } from '../../zigbee/exposes.ts';
 import { type Broker, newCredentials, startBroker } from './broker.ts';
 import { type SimulatorOptions, Z2mSimulator } from './simulator.ts';
 
-const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+const fixturesDir = fromPackageRoot('src', 'drivers', 'zigbee-sim', 'fixtures');
 
 /** The captured models, in the order of the default set (the first 16 cover every mapped family). */
 export function loadFixtures(): ModelFixture[] {

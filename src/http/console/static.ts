@@ -6,9 +6,9 @@
  * so and how to build it. Nothing is fetched from elsewhere at run time.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { fromPackageRoot } from '../../lib/package-root.ts';
 
 interface Asset {
   type: string;
@@ -37,13 +37,7 @@ const CSP =
 
 /** The folder of the built console: `console/dist` of the package this module belongs to. */
 export function defaultConsoleDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const up = dirname(dir);
-    if (up === dir) break;
-    dir = up;
-  }
-  return join(dir, 'console', 'dist');
+  return fromPackageRoot('console', 'dist');
 }
 
 const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8">
