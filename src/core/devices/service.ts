@@ -78,6 +78,9 @@ export interface DriverReadiness extends Readiness {
   driver: string;
 }
 
+/** How long a request waits for its driver to finish starting (the gateway answers while its drivers start). */
+export const DRIVER_START_WAIT_MS = 3000;
+
 export class DeviceService {
   private readonly drivers = new Map<string, Driver>();
   private readonly observers: CommandObserver[] = [];
@@ -87,6 +90,8 @@ export class DeviceService {
    * start (it listens first): until then, a driver is answered for as one that is not running.
    */
   private readonly running = new Set<string>();
+  /** Requests waiting for a driver to finish its start (by driver id). */
+  private readonly waiting = new Map<string, Set<() => void>>();
 
   constructor(
     readonly registry: DeviceRegistry,
@@ -104,6 +109,35 @@ export class DeviceService {
   /** The driver `id` once it has started. */
   driver(id: string): Driver | undefined {
     return this.running.has(id) ? this.drivers.get(id) : undefined;
+  }
+
+  /**
+   * The driver `id` once it has started. A request that arrives while it starts (the gateway
+   * listens first) waits for the start, up to DRIVER_START_WAIT_MS on the gateway's clock, so a
+   * client that asks at once is answered as it would be a moment later; after that it is answered
+   * for as a driver that is not running.
+   */
+  private async startedDriver(id: string): Promise<Driver | undefined> {
+    const driver = this.drivers.get(id);
+    if (!driver || this.running.has(id) || !this.started) return this.driver(id);
+    await new Promise<void>((resolve) => {
+      const set = this.waiting.get(id) ?? new Set();
+      this.waiting.set(id, set);
+      const done = () => {
+        cancel();
+        set.delete(done);
+        resolve();
+      };
+      const cancel = this.clock.setTimer(DRIVER_START_WAIT_MS, done);
+      set.add(done);
+    });
+    return this.driver(id);
+  }
+
+  /** Marks a driver started (or its start ended) and lets the requests waiting for it go on. */
+  private settle(id: string): void {
+    for (const done of [...(this.waiting.get(id) ?? [])]) done();
+    this.waiting.delete(id);
   }
 
   /** The drivers that have started, in registration order. */
@@ -133,8 +167,12 @@ export class DeviceService {
   async start(): Promise<void> {
     this.started = true;
     for (const d of this.drivers.values()) {
-      await d.start(this.registry);
-      this.running.add(d.id);
+      try {
+        await d.start(this.registry);
+        this.running.add(d.id);
+      } finally {
+        this.settle(d.id);
+      }
     }
   }
 
@@ -142,6 +180,7 @@ export class DeviceService {
   async stop(): Promise<void> {
     this.started = false;
     this.running.clear();
+    for (const id of [...this.waiting.keys()]) this.settle(id);
     await Promise.all(
       [...this.drivers.values()].map((d) =>
         d.stop().catch((err) => this.log?.error({ err, driver: d.id }, 'driver stop failed')),
@@ -152,7 +191,7 @@ export class DeviceService {
   /** Routes a command to the device's driver, and applies what the outcome says (offline, state). */
   async execute(command: DriverCommand): Promise<Outcome> {
     const device = command.device;
-    const driver = this.driver(device.driver);
+    const driver = await this.startedDriver(device.driver);
     if (!driver) {
       return {
         ok: false,
@@ -324,7 +363,7 @@ export class DeviceService {
     const device = this.registry.get(serial);
     if (!device) return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
     if (this.drivers.has(device.driver)) {
-      const driver = this.driver(device.driver);
+      const driver = await this.startedDriver(device.driver);
       if (!driver)
         return {
           ok: false,
@@ -354,8 +393,10 @@ export class DeviceService {
   async setDiscovery(type: string, enable: boolean): Promise<Done> {
     const wanted = type.toLowerCase();
     const pairing = [...this.drivers.values()].filter((d) => d.pairing?.types.includes(wanted));
+    for (const d of pairing) await this.startedDriver(d.id);
     const starting = pairing.find((d) => !this.running.has(d.id));
-    if (starting) return { ok: false, ...failure(ErrorCode.SERVER_ERROR, `the ${starting.id} driver is starting`) };
+    if (starting)
+      return { ok: false, ...failure(ErrorCode.SERVER_ERROR, `the ${starting.id} driver has not started yet`) };
     if (pairing.length === 0) {
       const types = [...new Set([...this.drivers.values()].flatMap((d) => d.pairing?.types ?? []))];
       return {
@@ -407,8 +448,8 @@ export class DeviceService {
           : `protocal: required, ${protocols}`,
       ]);
     const owner = drivers[provisioning.indexOf(target)] as Driver;
-    if (!this.running.has(owner.id))
-      return { ok: false, ...failure(ErrorCode.SERVER_ERROR, `the ${owner.id} driver is starting`) };
+    if (!(await this.startedDriver(owner.id)))
+      return { ok: false, ...failure(ErrorCode.SERVER_ERROR, `the ${owner.id} driver has not started yet`) };
     const r = await target.provision(body, deadline);
     if (!r.ok) return { ok: false, error: r.code, message: r.message };
     return {
