@@ -79,7 +79,6 @@ export class ActivityLog {
         const { alarm_state } = (e.data as Payload<'bridge#updateAlarmState'>).payload;
         const words: Record<string, string> = {
           alarming: 'alarm sounding',
-          cancelled: 'alarm silenced',
           normal: 'alarm over',
         };
         this.log.info({ alarm_state }, words[alarm_state] ?? `alarm ${alarm_state}`);

@@ -75,8 +75,8 @@ export const migrations: readonly { version: number; sql: string }[] = [
     // settings a client changed (PUT security/{sid}/config); a mode without a row has the defaults
     // of src/core/alarm/config.ts, so a later release can change them for modes nobody configured.
     // `devices` is a JSON array of serial numbers, or NULL for "every sensor". The alarm state
-    // moves from the speaker's stored value to the alarm's own (kv key `alarm`): a G7 "cancelled"
-    // given before the upgrade is still "cancelled" after it.
+    // moves from the speaker's stored value to the alarm's own (kv key `alarm`). A "cancelled" carried
+    // over here now reads as "normal" (G7 ends an alarm back to normal: src/core/alarm/saved.ts).
     version: 3,
     sql: `
   CREATE TABLE alarm_config (

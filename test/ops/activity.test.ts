@@ -123,7 +123,7 @@ it('one scenario writes one readable line per thing that happened, with app name
   sim.report(door.ieee, { contact: false });
   await logged(/^alarm sounding$/);
   assert.equal((await call(base, 'PUT', rest('v2', 'bridge/cancel_alarm'), { token })).json.error, 0);
-  await logged(/^alarm silenced$/);
+  await logged(/^alarm over$/);
   assert.equal((await call(base, 'PUT', rest('v2', `security/${mode.sid}/disable`), { token })).json.error, 0);
 
   // Remove a device; restart (G8): the restart is said, then the start-up lines again.
@@ -162,7 +162,7 @@ it('one scenario writes one readable line per thing that happened, with app name
     /^Kitchen tablet changed .+ \(state\): refused, /,
     new RegExp(`^armed: ${mode.name}$`),
     /^alarm sounding$/,
-    /^alarm silenced$/,
+    /^alarm over$/,
     new RegExp(`^disarmed: ${mode.name}$`),
     /^device removed: /,
     /^token revoked$/,
