@@ -158,7 +158,7 @@ test("a fan mode written by the controller goes through D4 to the fan light's fa
 });
 
 test(
-  "an air conditioner's mode and cooling setpoint written by the controller reach its service as D4 directives",
+  "an air conditioner's mode, cooling setpoint and Identify from the controller reach its service as D4 directives",
   opts,
   () => {
     const s = scenario();
@@ -170,7 +170,9 @@ test(
     assert.deepEqual(s.acDirectives, [
       { power: { powerState: 'on' }, mode: { airConditionerMode: { modeValue: 'cool' } } },
       { 'thermostat-target-setpoint': { 'manual-mode': { targetSetpoint: 23 } } },
+      { identify: { countdown: 5 } },
     ]);
+    assert.ok(s.acIdentifyTime > 0 && s.acIdentifyTime <= 5, 'the controller reads the countdown running');
   },
 );
 

@@ -393,6 +393,7 @@ try {
               },
               { capability: 'thermostat-target-setpoint', permission: '1110', name: 'manual-mode' },
               { capability: 'temperature', permission: '0100' },
+              { capability: 'identify', permission: '0100' },
             ],
             state: {
               power: { powerState: 'off' },
@@ -426,6 +427,12 @@ try {
   seen.acSetpoint = await until('the cooling setpoint on the event stream', () =>
     stateEvents(acEvents.text(), ac).find((p) => p['thermostat-target-setpoint']),
   );
+  // Identify from the controller: the device is told to identify itself for as long, through D4.
+  await acEp.commandsOf('identify').identify({ identifyTime: 5 });
+  await until('the identify directive', () =>
+    accepting.received.some((r) => r.body?.directive?.payload?.state?.identify),
+  );
+  seen.acIdentifyTime = acEp.stateOf('identify').identifyTime;
   seen.acDirectives = accepting.received.map((r) => r.body?.directive?.payload?.state);
   acEvents.close();
   await accepting.close();

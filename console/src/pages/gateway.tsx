@@ -443,8 +443,10 @@ function LiveSetting({ row, renamed }: { row: SettingRow; renamed: (name: string
     >
       <label>
         {label}
+        {/* One text input: a number keypad on phones for numbers (type="number" would widen its props' type). */}
         <input
-          type={numeric ? 'number' : 'text'}
+          type="text"
+          inputMode={numeric ? 'numeric' : 'text'}
           name={row.key}
           value={draft}
           onInput={(e) => setDraft((e.target as HTMLInputElement).value)}

@@ -262,7 +262,7 @@ export class MatterBridge {
       values: builtPatch(ep, endpointValues(ep, d)),
     }));
     const battery = plan.battery ? batteryValues(plan, d) : undefined;
-    const endpoint = bridgedEndpoint(id, this.info(d), parts, this.servers, battery);
+    const endpoint = bridgedEndpoint(id, this.info(d), parts, this.servers, battery, plan.identify);
     if (!endpoint || !this.aggregator) return;
     await this.aggregator.add(endpoint);
     const partEndpoint = new Map<string, Endpoint>();

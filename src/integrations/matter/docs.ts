@@ -57,7 +57,7 @@ function typeName(t: DeviceTypeName): string {
 
 /** Whether the bridge shows a row now: its endpoint's device type is built (or it sits on the bridged device). */
 export function rowBuilt(row: MappingRow): boolean {
-  if (row.endpoint === 'device') return row.feature === 'battery';
+  if (row.endpoint === 'device') return row.feature === 'battery' || row.feature === 'identify';
   // A VOC index is not a concentration: the TVOC cluster is not built (see endpoints.ts).
   if (row.feature === 'tvoc') return false;
   return typesOf(row.endpoint).some((t) => BUILT_TYPES.has(t));

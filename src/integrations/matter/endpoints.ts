@@ -11,6 +11,7 @@ import { BridgedDeviceBasicInformationServer } from '@matter/main/behaviors/brid
 import { CarbonDioxideConcentrationMeasurementServer } from '@matter/main/behaviors/carbon-dioxide-concentration-measurement';
 import { ColorControlServer } from '@matter/main/behaviors/color-control';
 import { FanControlServer } from '@matter/main/behaviors/fan-control';
+import { IdentifyServer } from '@matter/main/behaviors/identify';
 import { IlluminanceMeasurementServer } from '@matter/main/behaviors/illuminance-measurement';
 import { OccupancySensingServer } from '@matter/main/behaviors/occupancy-sensing';
 import { OnOffServer } from '@matter/main/behaviors/on-off';
@@ -113,6 +114,18 @@ export function commandServers(sink: IntentSink) {
     }
     override async onWithRecallGlobalScene() {
       await send(this.endpoint, { kind: 'onOff', to: 'on' });
+    }
+  }
+
+  /**
+   * Identify on a device that declares `identify`: matter.js keeps its identifyTime countdown (what
+   * the controller reads), and the device is told to identify itself for as long (0: stop) through
+   * D4, as any client would.
+   */
+  class BridgedIdentify extends IdentifyServer {
+    override async identify(request: { identifyTime: number }) {
+      await super.identify(request);
+      await send(this.endpoint, { kind: 'identify', seconds: request.identifyTime });
     }
   }
 
@@ -263,6 +276,7 @@ export function commandServers(sink: IntentSink) {
   }
 
   return {
+    BridgedIdentify,
     BridgedOnOff,
     BridgedLevel,
     BridgedColorTemperature,
@@ -524,9 +538,12 @@ export function bridgedEndpoint(
   parts: readonly Part[],
   servers: CommandServers,
   battery: Patch | undefined,
+  identify = false,
 ): Endpoint | undefined {
   const typed = parts.flatMap((p) => {
-    const type = typeOf(p.plan, servers);
+    const base = typeOf(p.plan, servers);
+    // Identify on any of its endpoints reaches the device (it has one identify, not one per function).
+    const type = base && identify ? base.with(servers.BridgedIdentify) : base;
     return type ? [{ ...p, type }] : [];
   });
   if (typed.length === 0) return undefined;

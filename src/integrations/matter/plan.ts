@@ -192,6 +192,7 @@ export function planDevice(device: Pick<DeviceRecord, 'capabilities' | 'display_
   const signature = JSON.stringify({
     endpoints: endpoints.map((e) => [e.key, e.deviceType, Object.keys(e.features).sort(), shapeOf(e)]),
     battery: battery !== undefined,
+    identify,
   });
   return { endpoints, ...(battery ? { battery } : {}), identify, signature };
 }
