@@ -121,8 +121,8 @@ export interface Gateway {
   /** Dashboard cards of add-ons. */
   cards: UiCards;
   info(): GatewayInfo;
-  /** The Matter bridge's pairing code, QR payload and fabrics (undefined: the bridge is off). */
-  matter(): MatterStatus | undefined;
+  /** The Matter bridge's pairing code, QR payload and fabrics (`starting` while it starts; undefined: off). */
+  matter(): MatterStatus | { starting: true } | undefined;
 }
 
 /**
@@ -313,20 +313,28 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   // setting says. Turned on and off one at a time: a second click waits for the first.
   const matterWanted = () => kv.get<boolean>('matter_enabled', settings.matter.enabled);
   let matterTurns: Promise<unknown> = Promise.resolve();
+  // While the bridge starts (after the gateway listens, or at a click), the CLI and the console say
+  // "starting" rather than "off".
+  let matterStarting = false;
   const startMatterNow = async () => {
     if (matter) return;
-    // Loaded only when on: nothing of matter.js is in a gateway that does not use it.
-    const { startMatter } = await import('./integrations/matter/index.ts');
-    matter = await startMatter({
-      ...settings.matter,
-      gatewayName: settings.name,
-      version: pkg.version,
-      db,
-      registry,
-      devices,
-      bus,
-      log,
-    });
+    matterStarting = true;
+    try {
+      // Loaded only when on: nothing of matter.js is in a gateway that does not use it.
+      const { startMatter } = await import('./integrations/matter/index.ts');
+      matter = await startMatter({
+        ...settings.matter,
+        gatewayName: settings.name,
+        version: pkg.version,
+        db,
+        registry,
+        devices,
+        bus,
+        log,
+      });
+    } finally {
+      matterStarting = false;
+    }
   };
   const switchMatter = (on: boolean): Promise<void> => {
     const turn = matterTurns.then(async () => {
@@ -370,6 +378,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     bus,
     pairingSeconds: settings.zigbee.permit_join_seconds,
     matter: () => matter,
+    matterStarting: () => matterStarting,
     switchMatter,
     matterChosenBy: () => (kv.get<boolean | null>('matter_enabled', null) === null ? 'setting' : 'console'),
     settings: () =>
@@ -484,7 +493,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     cards,
     ...(metrics ? { metrics } : {}),
     readiness,
-    matter: () => matter?.status(),
+    matter: () => matter?.status() ?? (matterStarting ? ({ starting: true } as const) : undefined),
     ...(opts.onRestart ? { restart: opts.onRestart } : {}),
     setLogLevel(level) {
       if (!isLogLevel(level)) throw new Error(`unknown log level ${String(level)}`);

@@ -18,7 +18,8 @@ export function formatPairingCode(code: string): string {
 export function MatterCard() {
   const [m, setM] = useState<MatterView | undefined>();
   const [busy, setBusy] = useState(false);
-  const waiting = m?.enabled === true && m.fabrics.length === 0;
+  // Read again while it starts, and until a controller has it (commissioning happens on a phone).
+  const waiting = m !== undefined && (m.enabled ? m.fabrics.length === 0 : m.starting === true);
   useEffect(() => {
     let current = true;
     const load = () =>
@@ -43,6 +44,7 @@ export function MatterCard() {
     if (r) setM(r);
   };
 
+  if (!m.enabled && m.starting) return <p>Starting the Matter bridge…</p>;
   if (!m.enabled)
     return (
       <>

@@ -72,6 +72,8 @@ export interface ConsoleServices {
   switchMatter(on: boolean): Promise<void>;
   /** What decides whether the bridge runs: the setting `matter.enabled`, or the console's switch once used. */
   matterChosenBy(): 'setting' | 'console';
+  /** Whether the bridge is starting (it is not running yet). */
+  matterStarting(): boolean;
 }
 
 /** What the console asks of the Matter bridge (src/integrations/matter). */

@@ -53,7 +53,7 @@ export interface Layout {
 
 /** The Matter bridge as the console shows it (GET /console/api/matter). */
 export type MatterView =
-  | { enabled: false; chosen_by: 'setting' | 'console' }
+  | { enabled: false; chosen_by: 'setting' | 'console'; starting?: true }
   | {
       enabled: true;
       chosen_by: 'setting' | 'console';

@@ -16,12 +16,27 @@ export const OFF_ADVICE =
   "Once the console's switch has been used, its choice is kept and wins over --matter-enabled " +
   '(OPENCUBE_MATTER_ENABLED); until then, that setting decides at each start (docs/matter.md).\n';
 
-type Answer = { enabled: false } | ({ enabled: true } & MatterStatus);
+type Answer =
+  | { enabled: false }
+  | { enabled: true; starting: true }
+  | ({ enabled: true; starting?: undefined } & MatterStatus);
 
-/** The text `opencube matter` prints. */
-export async function matterCommand(socket: string, opts: { drawQr?: boolean } = {}): Promise<string> {
-  const r = await controlRequest<Answer>(socket, 'GET', '/matter');
+/** How long `opencube matter` waits for a bridge that is starting (the gateway answers before it has started). */
+export const STARTING_WAIT_MS = 60_000;
+
+/** The text `opencube matter` prints; a bridge that is starting is waited for, up to `waitMs`. */
+export async function matterCommand(
+  socket: string,
+  opts: { drawQr?: boolean; waitMs?: number; pollMs?: number } = {},
+): Promise<string> {
+  const until = Date.now() + (opts.waitMs ?? STARTING_WAIT_MS);
+  let r = await controlRequest<Answer>(socket, 'GET', '/matter');
+  while (r.enabled && r.starting && Date.now() < until) {
+    await new Promise((done) => setTimeout(done, opts.pollMs ?? 250));
+    r = await controlRequest<Answer>(socket, 'GET', '/matter');
+  }
   if (!r.enabled) return OFF_ADVICE;
+  if (r.starting) return 'the Matter bridge is starting; run `opencube matter` again in a moment\n';
   const lines = [
     `Matter bridge: ${r.running ? 'running' : 'not running'} on UDP port ${r.port}, ${r.devices} devices bridged`,
     `manual pairing code: ${r.manual_pairing_code}`,

@@ -54,5 +54,6 @@ export function matterRoutes(s: ConsoleServices): ConsoleRoute[] {
 function matterView(s: ConsoleServices): MatterView {
   const m = s.matter();
   const chosen_by = s.matterChosenBy();
-  return m ? { enabled: true, chosen_by, ...m.status(), qr_svg: m.qrSvg() } : { enabled: false, chosen_by };
+  if (m) return { enabled: true, chosen_by, ...m.status(), qr_svg: m.qrSvg() };
+  return s.matterStarting() ? { enabled: false, chosen_by, starting: true } : { enabled: false, chosen_by };
 }
