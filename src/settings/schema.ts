@@ -433,6 +433,15 @@ export const settingDefs = [
     description: "Home Assistant's birth topic: an `online` there republishes every config and state.",
   },
   {
+    key: 'homeassistant.camera_interval_seconds',
+    type: 'int',
+    default: 60,
+    min: 0,
+    max: 86400,
+    description:
+      "Seconds between the pictures each camera's Home Assistant camera entity gets (one snapshot per camera each time); 0: only when the camera is announced, comes online or its Snapshot button is pressed.",
+  },
+  {
     key: 'matter.enabled',
     type: 'bool',
     default: false,
