@@ -223,7 +223,10 @@ export class HomeAssistantBridge {
 
   /** A camera entity announced for the first time gets a picture (when it can be sent now). */
   private followCamera(serial: string, k: Known): void {
-    if (k.entities.get(CAMERA_KEY)?.component !== 'camera') return this.feed.forget(serial);
+    if (k.entities.get(CAMERA_KEY)?.component !== 'camera') {
+      this.feed.forget(serial);
+      return;
+    }
     const fresh = this.feed.follow(serial, this.topics.entity(serial, CAMERA_KEY).state());
     // Before the first connect, the connect publishes everything, pictures included.
     if (fresh && this.conn.connected) this.shootIfOnline(serial, 'announced');
