@@ -434,6 +434,8 @@ export const settingDefs = [
   },
   {
     key: 'homeassistant.camera_interval_seconds',
+    // The key's own flag is too long for the help at a 40-column terminal.
+    flag: 'homeassistant-camera-interval',
     type: 'int',
     default: 60,
     min: 0,

@@ -11,6 +11,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import type { Timers } from '../../src/drivers/camera/index.ts';
+import { loadSettings } from '../../src/settings/index.ts';
 import { cameraBody } from '../camera/bodies.ts';
 import { decodedSize, type Esp32StandIn, makeJpegs, startEsp32 } from '../camera/servers.ts';
 import { ManualClock, settle } from '../helpers/clock.ts';
@@ -22,6 +23,22 @@ import { type Mosquitto, startMosquitto } from './mosquitto.ts';
 const ACCOUNT = { username: 'admin', password: 'cam-Pa55-w0rd' };
 /** Timers that never fire by themselves: the camera watcher stays out of the way. */
 const heldTimers: Timers = { setTimeout: () => ({}), clearTimeout: () => {} };
+
+test('homeassistant.camera_interval_seconds: 60 by default, 0 allowed, anything else refused naming the setting', () => {
+  assert.equal(loadSettings().homeassistant.camera_interval_seconds, 60);
+  const env = 'OPENCUBE_HOMEASSISTANT_CAMERA_INTERVAL_SECONDS';
+  assert.equal(loadSettings({ env: { [env]: '0' } }).homeassistant.camera_interval_seconds, 0);
+  assert.equal(
+    loadSettings({ flags: { 'homeassistant-camera-interval': '300' } }).homeassistant.camera_interval_seconds,
+    300,
+  );
+  for (const bad of ['-1', 'often', '1.5', '86401', '1e3', ' '])
+    assert.throws(
+      () => loadSettings({ env: { [env]: bad } }),
+      (err: Error) => err.message.includes(`homeassistant.camera_interval_seconds (from environment ${env})`),
+      JSON.stringify(bad),
+    );
+});
 
 describe('a camera of the gateway in Home Assistant', () => {
   let mosquitto: Mosquitto;
@@ -155,6 +172,8 @@ describe('a camera of the gateway in Home Assistant', () => {
   });
 
   test('a camera removed by D5 has its camera and button configs cleared, and gets no more pictures', async () => {
+    assert.equal(ha.entity(serial, 'camera').config.topic, imageTopic(), 'announced before');
+    ha.entity(serial, 'button', 'snapshot');
     const r = await call(g.url, 'DELETE', rest('v2', `devices/${serial}`), { token });
     assert.equal(r.json.error, 0, r.text);
     await ha.waitFor(() => ha.deviceConfigs(serial).length === 0, 'the configs cleared');
