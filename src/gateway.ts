@@ -539,6 +539,10 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
           devices,
           bus,
           log,
+          clock,
+          // The Open API's snapshot: the same cache, and one ffmpeg per camera whoever asks.
+          snapshot: async (serial) =>
+            (await cameras()?.snapshot(serial)) ?? { ok: false, message: 'the camera driver is not running' },
         });
       }
       if (matterWanted()) {

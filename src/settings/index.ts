@@ -71,6 +71,7 @@ export interface Settings {
     discovery_prefix: string;
     base_topic: string;
     status_topic: string;
+    camera_interval_seconds: number;
   };
   matter: {
     enabled: boolean;

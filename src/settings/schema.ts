@@ -447,6 +447,17 @@ export const settingDefs = [
     description: "Home Assistant's birth topic: an `online` there republishes every config and state.",
   },
   {
+    key: 'homeassistant.camera_interval_seconds',
+    // The key's own flag is too long for the help at a 40-column terminal.
+    flag: 'homeassistant-camera-interval',
+    type: 'int',
+    default: 60,
+    min: 0,
+    max: 86400,
+    description:
+      "Seconds between the pictures each camera's Home Assistant camera entity gets (one snapshot per camera each time); 0: only when the camera is announced, comes online or its Snapshot button is pressed.",
+  },
+  {
     key: 'matter.enabled',
     type: 'bool',
     default: false,

@@ -10,6 +10,8 @@ import { checkConfig, checkState, componentOf, stateTopics } from './ha-schema.t
 export interface Received {
   topic: string;
   payload: string;
+  /** The bytes as they came (a camera's JPEG is not text). */
+  raw: Buffer;
   retain: boolean;
 }
 
@@ -27,7 +29,7 @@ export class HaClient {
   private readonly waiters = new Set<() => void>();
   /** The retained configs, parsed once when they come. */
   private readonly parsed = new Map<string, Discovered>();
-  /** Topics of presses (event entities and device triggers): not retained. */
+  /** Topics of presses (event entities and device triggers) and of camera images: not retained. */
   private readonly eventTopics = new Set<string>();
 
   private constructor(
@@ -37,7 +39,7 @@ export class HaClient {
   ) {
     client.on('message', (topic, payload, packet) => {
       const text = payload.toString('utf8');
-      this.log.push({ topic, payload: text, retain: packet.retain });
+      this.log.push({ topic, payload: text, raw: Buffer.from(payload), retain: packet.retain });
       if (topic.startsWith(`${prefix}/`) && topic.endsWith('/config')) this.configMessage(topic, text);
       // A live retained publish reaches subscribers with retain false; both update the view.
       else if (text === '' && (packet.retain || this.retained.has(topic))) this.retained.delete(topic);
@@ -56,7 +58,7 @@ export class HaClient {
     const d: Discovered = { topic, component: componentOf(topic, this.prefix).component, config: JSON.parse(text) };
     this.parsed.set(topic, d);
     if (d.component === 'event') this.eventTopics.add(d.config.state_topic);
-    if (d.component === 'device_automation') this.eventTopics.add(d.config.topic);
+    if (d.component === 'device_automation' || d.component === 'camera') this.eventTopics.add(d.config.topic);
   }
 
   /** Topics the bridge publishes retained (so a live message on one updates the retained view). */

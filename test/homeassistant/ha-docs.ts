@@ -3,7 +3,8 @@
  * documentation page lists (home-assistant.io/integrations/<component>.mqtt, "Configuration
  * variables") and which of them are required; the device, origin and availability keys; device
  * classes and their units (home-assistant.io/integrations/sensor, /binary_sensor, /cover,
- * /button, /event); colour modes, HVAC modes and actions, state classes. Read by ha-schema.ts.
+ * /button, /event; the camera's keys from /camera.mqtt); colour modes, HVAC modes and actions,
+ * state classes. Read by ha-schema.ts.
  */
 
 /** Keys every entity platform documents (availability, device, naming, origin...). */
@@ -391,9 +392,16 @@ export const COMPONENTS: Readonly<Record<string, ComponentSchema>> = {
   },
   button: {
     entity: true,
-    required: [],
+    required: ['command_topic'],
     deviceClasses: ['identify', 'restart', 'update'],
     keys: ['command_template', 'command_topic', 'device_class', 'payload_press', 'retain'],
+  },
+  // home-assistant.io/integrations/camera.mqtt: the payload on `topic` is the image file itself,
+  // or its base64 text with `image_encoding: b64`.
+  camera: {
+    entity: true,
+    required: ['topic'],
+    keys: ['image_encoding', 'topic'],
   },
   event: {
     entity: true,

@@ -177,6 +177,10 @@ function componentRules(component: string, c: Config): string[] {
     case 'device_automation':
       if (c.automation_type !== 'trigger') errors.push("automation_type: must be 'trigger'");
       break;
+    case 'camera':
+      if (c.image_encoding !== undefined && c.image_encoding !== 'b64')
+        errors.push(`image_encoding: ${JSON.stringify(c.image_encoding)} is not b64`);
+      break;
   }
   return errors;
 }

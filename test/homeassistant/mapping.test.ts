@@ -87,12 +87,17 @@ describe('every capability is mapped or left out', () => {
 });
 
 /** A device of the given category holding `caps`, with the state of every report example. */
-function device(category: string, caps: CapabilityObject[], extraState: Record<string, unknown>[] = []): DeviceRecord {
+function device(
+  category: string,
+  caps: CapabilityObject[],
+  extraState: Record<string, unknown>[] = [],
+  driver = 'test',
+): DeviceRecord {
   let state: Record<string, unknown> = {};
   for (const report of extraState) state = mergeState(state, report, caps).state;
   return {
     serial_number: '0123456789abcdef',
-    driver: 'test',
+    driver,
     driver_ref: 'x',
     name: 'Test device',
     manufacturer: 'ACME',
@@ -110,8 +115,8 @@ const POWER: CapabilityObject = { capability: 'power', permission: '1100' };
 const LIGHT_CHANNEL: CapabilityObject = { capability: 'toggle', permission: '1100', name: 'light' };
 const onState = [{ power: { powerState: 'on' } }, { toggle: { light: { toggleState: 'on' } } }];
 
-/** The kinds of device a capability is tried on: alone, and beside what makes a light, fan, climate, cover, plug. */
-const KINDS: { category: string; with: CapabilityObject[] }[] = [
+/** The kinds of device a capability is tried on: alone, and beside what makes a light, fan, climate, cover, plug, camera. */
+const KINDS: { category: string; with: CapabilityObject[]; driver?: string }[] = [
   { category: 'sensor', with: [] },
   { category: 'light', with: [POWER] },
   { category: 'fanLight', with: [POWER, LIGHT_CHANNEL] },
@@ -120,6 +125,7 @@ const KINDS: { category: string; with: CapabilityObject[] }[] = [
   { category: 'airConditioner', with: [] },
   { category: 'curtain', with: [] },
   { category: 'plug', with: [POWER] },
+  { category: 'camera', with: [], driver: 'camera' },
 ];
 
 /** A valid command payload Home Assistant would send on each command topic of an entity. */
@@ -169,7 +175,7 @@ describe('the example declarations of every capability become documented configs
         ...def.examples.declaration,
       ];
       const reports = [...onState, ...(def.examples.report ?? [])];
-      const d = device(kind.category, caps, reports);
+      const d = device(kind.category, caps, reports, kind.driver);
       test(`${def.capability} on a ${kind.category}: configs and states pass Home Assistant's schema, commands pass D4`, () => {
         const entities = entitiesOf(d, topics.availability(d.serial_number));
         for (const e of entities) {
@@ -183,6 +189,8 @@ describe('the example declarations of every capability become documented configs
             for (const payload of haPayloads(e, config, sub)) {
               const r = e.command?.(sub, payload, d);
               assert.ok(r?.ok, `${e.key}/${sub} ${payload}: ${r && !r.ok ? r.message : 'no command'}`);
+              // A snapshot is the bridge's own doing, not a D4 command.
+              if ('snapshot' in r) continue;
               const v = validateCommand(d.capabilities, r.state, 'state');
               assert.ok(
                 v.ok,
@@ -273,21 +281,63 @@ describe("the test's Home Assistant schema", () => {
 });
 
 describe('cameras', () => {
-  test('a camera is a Home Assistant device with its connectivity, and its stream address and password stay out', () => {
-    const def = capabilityDef('camera-stream');
-    assert.ok(def);
-    const cam = device('camera', def.examples.declaration);
+  const def = capabilityDef('camera-stream');
+  assert.ok(def);
+  const cam = device('camera', def.examples.declaration, [], 'camera');
+
+  test('a camera of the gateway is a camera entity fed over MQTT and a Snapshot button, besides its connectivity', () => {
     const entities = entitiesOf(cam, topics.availability(cam.serial_number));
     assert.deepEqual(
       entities.map((e) => [e.component, e.key]),
-      [['binary_sensor', 'online']],
+      [
+        ['camera', 'camera'],
+        ['button', 'snapshot'],
+        ['binary_sensor', 'online'],
+      ],
     );
-    const { config } = entityDiscovery(entities[0] as Entity, cam, topics, origin);
-    assert.deepEqual(checkConfig('binary_sensor', config), []);
-    assert.equal(config.device_class, 'connectivity');
-    assert.equal(config.state_topic, topics.availability(cam.serial_number));
-    const text = JSON.stringify(config);
-    assert.ok(!text.includes('secret') && !text.includes('rtsp://'), text);
+    const configs = entities.map((e) => entityDiscovery(e, cam, topics, origin).config);
+    for (const [i, e] of entities.entries()) assert.deepEqual(checkConfig(e.component, configs[i] ?? {}), []);
+    const [camera, button] = configs as [Record<string, any>, Record<string, any>];
+    assert.equal(camera.topic, `opencube/${cam.serial_number}/camera`);
+    assert.equal(camera.image_encoding, undefined, 'raw JPEG bytes, not base64');
+    assert.deepEqual(
+      camera.availability.map((a: { topic: string }) => a.topic),
+      ['opencube/bridge/availability', topics.availability(cam.serial_number)],
+    );
+    assert.equal(button.name, 'Snapshot');
+    assert.equal(button.command_topic, `opencube/${cam.serial_number}/snapshot/set`);
+    for (const c of configs) {
+      const text = JSON.stringify(c);
+      assert.ok(!text.includes('secret') && !text.includes('rtsp://') && !text.includes('stream_url'), text);
+    }
+  });
+
+  test('the Snapshot button takes PRESS, and refuses anything else with a message', () => {
+    const button = entitiesOf(cam, 'x').find((e) => e.component === 'button');
+    assert.deepEqual(button?.command?.('', 'PRESS', cam), { ok: true, snapshot: true });
+    for (const bad of ['', 'press', 'ON', '{"press":true}', 'PRESS ', '\u0000'])
+      assert.deepEqual(button?.command?.('', bad, cam), {
+        ok: false,
+        message: `payload: ${JSON.stringify(bad)} is not PRESS`,
+      });
+  });
+
+  test('a stream declared by a device of another driver gets no camera entity: the gateway has no snapshot of it', () => {
+    const other = device('camera', def.examples.declaration);
+    assert.deepEqual(
+      entitiesOf(other, 'x').map((e) => e.component),
+      ['binary_sensor'],
+    );
+  });
+
+  test("the test's schema refuses a camera without its topic, with base64 it does not declare, and a button without a command topic", () => {
+    const ok = { unique_id: 'u', device: { identifiers: ['opencube_x'] } };
+    assert.deepEqual(checkConfig('camera', { ...ok, topic: 'a/b' }), []);
+    assert.notDeepEqual(checkConfig('camera', ok), []);
+    assert.notDeepEqual(checkConfig('camera', { ...ok, topic: 'a/b', image_encoding: 'base64' }), []);
+    assert.notDeepEqual(checkConfig('camera', { ...ok, topic: 'a/+' }), []);
+    assert.notDeepEqual(checkConfig('camera', { ...ok, topic: 'a/b', state_topic: 'a/b' }), []);
+    assert.notDeepEqual(checkConfig('button', { ...ok, payload_press: 'PRESS' }), []);
   });
 });
 
@@ -351,7 +401,7 @@ describe('conversions and bad payloads', () => {
         ({ dev, e, sub }, payload) => {
           const r = e.command?.(sub, payload, dev);
           assert.ok(r, 'an answer');
-          if (r.ok) assert.ok(r.state && typeof r.state === 'object');
+          if (r.ok) assert.ok('snapshot' in r || (r.state && typeof r.state === 'object'));
           else assert.ok(r.message.length > 0);
         },
       ),

@@ -3,14 +3,18 @@
  * availability in step with the device registry (every device event on the bus), and turns
  * Home Assistant's commands into D4 calls of the device service, in order per device. A refused
  * or failed command is published on the device's error topic and logged. After every (re)connect
- * and on Home Assistant's birth message, everything is published again.
+ * and on Home Assistant's birth message, everything is published again. Cameras get pictures
+ * (camera-feed.ts): the only payloads that are bytes, never retained.
  */
 
 import { ErrorCode } from '../../catalog/errors.ts';
 import type { DeviceRecord } from '../../core/devices/contract.ts';
 import type { Done } from '../../core/devices/service.ts';
 import type { BusEvent, EventBus, EventName } from '../../core/event-bus.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { stateWith } from '../device-state.ts';
+import { CAMERA_KEY } from './camera.ts';
+import { CameraFeed, type SnapshotFn } from './camera-feed.ts';
 import { type BridgeLog, Connection } from './connection.ts';
 import { bridgeDiscovery, entityDiscovery, type Origin } from './discovery.ts';
 import { entitiesOf } from './entities.ts';
@@ -29,6 +33,12 @@ export interface BridgeOptions extends TopicSettings {
   devices: { update(serial: string, body: Record<string, unknown>): Promise<Done> };
   bus: EventBus;
   log: BridgeLog;
+  /** Seconds between two pictures of a camera entity; 0: only on announce, online and the button. */
+  camera_interval_seconds: number;
+  /** The gateway's snapshot of a camera (the Open API's: same cache, one ffmpeg per camera). */
+  snapshot: SnapshotFn;
+  /** The clock of the cameras' picture timers. */
+  clock: Clock;
   reconnectMinMs?: number;
   reconnectMaxMs?: number;
 }
@@ -58,12 +68,21 @@ export class HomeAssistantBridge {
   private readonly queues = new Map<string, Promise<void>>();
   /** Every discovery topic the bridge publishes now (its own device's and every known device's). */
   private readonly configTopics = new Set<string>();
+  private readonly feed: CameraFeed;
   private unsubscribe?: () => void;
 
   constructor(private readonly opts: BridgeOptions) {
     this.topics = new Topics(opts);
     this.origin = { name: 'opencube', sw_version: opts.version };
     this.configTopics.add(bridgeDiscovery(this.topics, this.origin, opts.gatewayName).topic);
+    this.feed = new CameraFeed({
+      snapshot: opts.snapshot,
+      intervalMs: opts.camera_interval_seconds * 1000,
+      clock: opts.clock,
+      log: opts.log,
+      online: (serial) => opts.registry.get(serial)?.online === true,
+      publish: (topic, jpeg) => this.conn.publish(topic, jpeg, false),
+    });
     this.conn = new Connection({
       url: opts.mqtt_url,
       will: { topic: this.topics.bridgeAvailability, payload: 'offline' },
@@ -85,6 +104,7 @@ export class HomeAssistantBridge {
   /** Stops following, lets commands under way finish, marks the bridge offline and disconnects. */
   async stop(): Promise<void> {
     this.unsubscribe?.();
+    this.feed.stop();
     await Promise.allSettled([...this.queues.values()]);
     await this.conn.stop({ topic: this.topics.bridgeAvailability, payload: 'offline' });
   }
@@ -115,6 +135,12 @@ export class HomeAssistantBridge {
     const bridge = bridgeDiscovery(this.topics, this.origin, this.opts.gatewayName);
     this.retained(bridge.topic, JSON.stringify(bridge.config), true);
     for (const serial of this.known.keys()) this.publishDevice(serial, true);
+    // Pictures are not retained: a Home Assistant that (re)reads the configs gets one now.
+    for (const serial of this.feed.serials()) this.shootIfOnline(serial, 'announced');
+  }
+
+  private shootIfOnline(serial: string, why: string): void {
+    if (this.opts.registry.get(serial)?.online) void this.feed.shoot(serial, why);
   }
 
   private publishDevice(serial: string, force: boolean): void {
@@ -155,6 +181,7 @@ export class HomeAssistantBridge {
       const serial = e.data.endpoint.serial_number;
       if (this.known.has(serial))
         this.retained(this.topics.availability(serial), e.data.payload.online ? 'online' : 'offline');
+      if (e.data.payload.online) this.shootIfOnline(serial, 'online');
     }
   }
 
@@ -191,6 +218,18 @@ export class HomeAssistantBridge {
     // Publishing fills in the state topics the device has now; what it had besides is cleared.
     this.publishDevice(serial, false);
     if (old) this.clearGone(old, next);
+    this.followCamera(serial, next);
+  }
+
+  /** A camera entity announced for the first time gets a picture (when it can be sent now). */
+  private followCamera(serial: string, k: Known): void {
+    if (k.entities.get(CAMERA_KEY)?.component !== 'camera') {
+      this.feed.forget(serial);
+      return;
+    }
+    const fresh = this.feed.follow(serial, this.topics.entity(serial, CAMERA_KEY).state());
+    // Before the first connect, the connect publishes everything, pictures included.
+    if (fresh && this.conn.connected) this.shootIfOnline(serial, 'announced');
   }
 
   /** Clears the configs and states of entities (or parts of them) a device no longer has. */
@@ -207,6 +246,7 @@ export class HomeAssistantBridge {
     const k = this.known.get(serial);
     if (!k) return;
     this.known.delete(serial);
+    this.feed.forget(serial);
     for (const topic of k.configs.keys()) {
       this.configTopics.delete(topic);
       this.clear(topic);
@@ -296,6 +336,7 @@ export class HomeAssistantBridge {
         `${key}: the device takes no command here`,
       );
     if (!r.ok) return this.refused(topic, serial, text, ErrorCode.INVALID_PARAMETERS, r.message);
+    if ('snapshot' in r) return this.feed.shoot(serial, 'button');
     let done: Done;
     try {
       done = await this.opts.devices.update(serial, { state: r.state });

@@ -78,7 +78,8 @@ const WINDOW = 64;
 
 interface Pending {
   topic: string;
-  payload: string;
+  /** Text (configs, states) or bytes (a camera's JPEG). */
+  payload: string | Buffer;
   retain: boolean;
   resolve(ok: boolean): void;
 }
@@ -140,6 +141,11 @@ export class Connection {
     client.on('message', (topic, payload, packet) => this.opts.onMessage(topic, payload, packet.retain === true));
   }
 
+  /** Whether the broker can be published to now. */
+  get connected(): boolean {
+    return this.client?.connected === true;
+  }
+
   subscribe(topics: string[]): void {
     if (this.client?.connected) this.client.subscribe(topics, { qos: 0 });
   }
@@ -150,7 +156,7 @@ export class Connection {
    * republish of thousands of entities waits for the socket to drain instead of piling up
    * in its buffer.
    */
-  publish(topic: string, payload: string, retain: boolean): Promise<boolean> {
+  publish(topic: string, payload: string | Buffer, retain: boolean): Promise<boolean> {
     if (!this.client?.connected) return Promise.resolve(false);
     return new Promise((resolve) => {
       this.waiting.push({ topic, payload, retain, resolve });

@@ -57,6 +57,8 @@ function describeRole(role: Role): string {
       return `${code('button')} (${code(role.device_class)}) sending ${code(JSON.stringify(role.press))}`;
     case 'press':
       return `${code('event')} (device class ${code('button')}) and one ${code('device_automation')} trigger per action`;
+    case 'camera':
+      return `${code('camera')} (JPEG snapshots on its ${code('topic')}) and a ${code('button')} taking a snapshot now`;
   }
 }
 

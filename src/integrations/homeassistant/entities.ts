@@ -2,11 +2,13 @@
  * The entities of one device, read off the mapping table: the conditions of the device, the rows
  * each declared capability matches (first match wins; `also` rows apply and go on), entities of
  * one capability built at once, parts of composite entities gathered into one light, fan, cover
- * and climate per device, and the connectivity sensor every device has.
+ * and climate per device, a camera entity and its Snapshot button per camera, and the
+ * connectivity sensor every device has.
  */
 import type { CapabilityObject } from '../../catalog/index.ts';
 import type { DeviceRecord } from '../../core/devices/contract.ts';
 import { conditionsOf, rowsFor } from '../device-conditions.ts';
+import { cameraEntities, hasSnapshots } from './camera.ts';
 import { climateEntity } from './climate.ts';
 import { coverEntity } from './cover.ts';
 import type { Entity } from './entity.ts';
@@ -32,6 +34,9 @@ export function entitiesOf(device: DeviceRecord, availabilityTopic: string): Ent
         parts.set(role.part, [...(parts.get(role.part) ?? []), cap]);
       } else if (role.entity === 'press') {
         entities.push(...pressEntities(cap, row.label ?? 'Button'));
+      } else if (role.entity === 'camera') {
+        // Only the gateway's own cameras have snapshots to show; another device's stream has none.
+        if (hasSnapshots(device)) entities.push(...cameraEntities(row.label ?? 'Snapshot'));
       } else {
         const e = simpleEntity(row, cap, device);
         if (e) entities.push(e);

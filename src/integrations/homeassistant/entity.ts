@@ -19,8 +19,14 @@ export interface Message {
   payload: string;
 }
 
-/** A command from Home Assistant, as a D4 `state` body, or why it cannot be one. */
-export type CommandResult = { ok: true; state: Record<string, unknown> } | { ok: false; message: string };
+/**
+ * A command from Home Assistant: a D4 `state` body, a snapshot the bridge takes itself (a camera's
+ * Snapshot button), or why it cannot be either.
+ */
+export type CommandResult =
+  | { ok: true; state: Record<string, unknown> }
+  | { ok: true; snapshot: true }
+  | { ok: false; message: string };
 
 export interface Entity {
   readonly component: Component;

@@ -22,6 +22,11 @@ export function startHomeAssistant(opts: BridgeOptions): HomeAssistantBridge {
     const problem = topicProblem(opts[key]);
     if (problem) throw new HomeAssistantSettingsError(`homeassistant.${key}: ${JSON.stringify(opts[key])} ${problem}`);
   }
+  const interval = opts.camera_interval_seconds;
+  if (!Number.isInteger(interval) || interval < 0)
+    throw new HomeAssistantSettingsError(
+      `homeassistant.camera_interval_seconds: ${JSON.stringify(interval)} is not a whole number of seconds, 0 or more`,
+    );
   if (opts.base_topic === opts.discovery_prefix)
     throw new HomeAssistantSettingsError('homeassistant.base_topic: must differ from homeassistant.discovery_prefix');
   const bridge = new HomeAssistantBridge(opts);

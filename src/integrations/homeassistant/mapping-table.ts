@@ -23,7 +23,8 @@ export type Component =
   | 'number'
   | 'button'
   | 'event'
-  | 'device_automation';
+  | 'device_automation'
+  | 'camera';
 
 /** Conditions on the device a row may require (src/integrations/device-conditions.ts). */
 export type { Condition };
@@ -70,7 +71,9 @@ export type Role =
   /** A button: pressing sends `press` as the capability's body. */
   | { entity: 'button'; device_class: 'identify' | 'restart'; press: Readonly<Record<string, unknown>> }
   /** Presses: an event entity and one device trigger per action. */
-  | { entity: 'press' };
+  | { entity: 'press' }
+  /** A camera of the camera driver: a camera entity fed with snapshots, and a Snapshot button. */
+  | { entity: 'camera' };
 
 export interface MappingRow {
   capability: string;
@@ -316,6 +319,12 @@ export const mappingTable: readonly MappingRow[] = [
   { capability: 'press', role: { entity: 'press' }, label: 'Button', note: 'an event entity and device triggers' },
   { capability: 'multi-press', name: '*', role: { entity: 'press' }, label: 'Button' },
   {
+    capability: 'camera-stream',
+    role: { entity: 'camera' },
+    label: 'Snapshot',
+    note: "cameras of the gateway's camera driver only; JPEG snapshots pushed over MQTT (not retained), never the stream address or its password",
+  },
+  {
     capability: 'identify',
     role: { entity: 'button', device_class: 'identify', press: { countdown: 3 } },
     label: 'Identify',
@@ -358,11 +367,6 @@ export const leftOut: readonly LeftOut[] = [
   {
     capability: 'inching',
     reason: 'configuration only (auto-off settings): no state to show and no command; set it with D4 `capabilities`',
-  },
-  {
-    capability: 'camera-stream',
-    reason:
-      "the stream address carries the camera's password, and an MQTT camera needs its images pushed over MQTT; a camera is a Home Assistant device with its connectivity",
   },
   {
     capability: 'configuration',
