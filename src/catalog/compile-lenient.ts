@@ -4,7 +4,7 @@
  * Required fields are not enforced (reports are often partial); unknown fields are dropped.
  */
 import { compileStrict } from './compile-strict.ts';
-import { fmt, isIsoDate, isObject, sameShape } from './format.ts';
+import { fmt, isIsoDate, isObject, keyPath, sameShape } from './format.ts';
 import type { EnumValue, ObjectSchema, Schema } from './schema.ts';
 
 /** Marks a value the cleaner dropped. */
@@ -166,7 +166,7 @@ function cleanObject(s: ObjectSchema): Clean {
     for (const k in v) {
       const clean = cleans.get(k);
       if (!clean) {
-        warnings.push(`${path}.${k}: unknown field (dropped)`);
+        warnings.push(`${keyPath(path, k)}: unknown field (dropped)`);
         continue;
       }
       const c = clean(v[k], `${path}.${k}`, warnings);

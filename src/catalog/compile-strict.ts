@@ -2,7 +2,7 @@
  * Compiles a schema into a strict checker: every problem is one message `path: rule`, and all
  * problems of a body are reported together. Used for what clients send (D4, D6, settings).
  */
-import { fmt, isIsoDate, isObject, onStep, sameShape } from './format.ts';
+import { fmt, isIsoDate, isObject, keyPath, onStep, sameShape } from './format.ts';
 import type { ObjectSchema, Schema } from './schema.ts';
 
 /** Appends one message per problem of `v` at `path` to `errors`. */
@@ -70,8 +70,8 @@ export function compileStrict(s: Schema): Check {
         if (!isObject(v)) return void errors.push(`${path}: expected an object, got ${fmt(v)}`);
         for (const k in v) {
           if (s.keyPattern && !s.keyPattern.test(k))
-            errors.push(`${path}.${k}: key is not ${s.keyDoc ?? s.keyPattern}`);
-          else value(v[k], `${path}.${k}`, errors);
+            errors.push(`${keyPath(path, k)}: key is not ${s.keyDoc ?? s.keyPattern}`);
+          else value(v[k], keyPath(path, k), errors);
         }
       };
     }
@@ -132,7 +132,7 @@ function compileObject(s: ObjectSchema): Check {
   const atLeastOne = s.atLeastOne;
   return (v, path, errors) => {
     if (!isObject(v)) return void errors.push(`${path}: expected an object, got ${fmt(v)}`);
-    if (!s.open) for (const k in v) if (!known.has(k)) errors.push(`${path}.${k}: unknown field`);
+    if (!s.open) for (const k in v) if (!known.has(k)) errors.push(`${keyPath(path, k)}: unknown field`);
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i] as string;
       const val = v[k];

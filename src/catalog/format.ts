@@ -25,3 +25,11 @@ export function sameShape(kind: string, v: unknown): boolean {
   if (isObject(v)) return kind === 'object' || kind === 'tagged' || kind === 'map';
   return kind !== 'array' && kind !== 'object' && kind !== 'tagged' && kind !== 'map';
 }
+
+/**
+ * `path.key` for a key a client chose (an unknown field, a map key): a key that is not a plain word
+ * is quoted (`path[";"]`), so the message still reads as path, colon, rule.
+ */
+export function keyPath(path: string, key: string): string {
+  return /^[A-Za-z0-9_-]+$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}

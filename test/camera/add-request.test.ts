@@ -58,6 +58,22 @@ describe('reading a D2 body', () => {
     ['no capabilities', without('capabilities'), 'capabilities: required'],
     ['capabilities as an object', { ...good, capabilities: {} }, 'capabilities: expected an array, got an object'],
     ['no capability', { ...good, capabilities: [] }, 'capabilities: needs at least 1 item'],
+    [
+      'an unknown field in the stream setting',
+      {
+        ...good,
+        configuration: { streamSetting: { type: 'object', permission: '11', value: { stream_url: URL, fps: 5 } } },
+      },
+      'configuration.streamSetting.value.fps: unknown field',
+    ],
+    [
+      'an unknown field named with a semicolon and a colon',
+      {
+        ...good,
+        configuration: { streamSetting: { type: 'object', permission: '11', value: { stream_url: URL, 'a;b: c': 1 } } },
+      },
+      'configuration.streamSetting.value["a;b: c"]: unknown field',
+    ],
     ['two capabilities', { ...good, capabilities: [cap, cap] }, 'capabilities: 2 items is above max 1'],
     [
       'a power capability',
@@ -94,7 +110,8 @@ describe('reading a D2 body', () => {
           assert.ok([400, 110011, 110015].includes(r.code), JSON.stringify(r));
           assert.match(
             r.message,
-            /^([^;]*?: |(\d+\.)?protocal and protocol|the URL names|the password in the URL)/,
+            // A path (a key a client chose is quoted, and may hold any character), a colon, the rule.
+            /^((?:[^;"]|"(?:[^"\\]|\\.)*")*?: |(\d+\.)?protocal and protocol|the URL names|the password in the URL)/,
             r.message,
           );
         },
