@@ -109,10 +109,10 @@ export function compileLenient(s: Schema): Clean {
         const out: Record<string, unknown> = {};
         for (const k in v) {
           if (s.keyPattern && !s.keyPattern.test(k)) {
-            warnings.push(`${path}.${k}: key is not ${s.keyDoc ?? s.keyPattern} (dropped)`);
+            warnings.push(`${keyPath(path, k)}: key is not ${s.keyDoc ?? s.keyPattern} (dropped)`);
             continue;
           }
-          const c = value(v[k], `${path}.${k}`, warnings);
+          const c = value(v[k], keyPath(path, k), warnings);
           if (c !== DROP) out[k] = c;
         }
         return out;

@@ -28,8 +28,9 @@ export function sameShape(kind: string, v: unknown): boolean {
 
 /**
  * `path.key` for a key a client chose (an unknown field, a map key): a key that is not a plain word
- * is quoted (`path[";"]`), so the message still reads as path, colon, rule.
+ * is quoted as a JSON string (`path["a b"]`), with `;` written `\u003b`: messages join their
+ * problems with `; `, and each still reads as path, colon, rule.
  */
 export function keyPath(path: string, key: string): string {
-  return /^[A-Za-z0-9_-]+$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+  return /^[A-Za-z0-9_-]+$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key).replace(/;/g, '\\u003b')}]`;
 }

@@ -1,7 +1,7 @@
 /** Lenient validation of what a device reports (T1 state reports, DiscoveryRequest state, Zigbee). */
 import { type Clean, DROP } from './compile-lenient.ts';
 import { type DeviceEntry, indexDevice, nameWord } from './device.ts';
-import { fmt, isObject } from './format.ts';
+import { fmt, isObject, keyPath } from './format.ts';
 import type { CapabilityObject } from './types.ts';
 
 function cleanEntry(entry: DeviceEntry, v: unknown, path: string, warnings: string[]): unknown {
@@ -34,7 +34,7 @@ export function sanitizeReport(
   }
   const index = indexDevice(caps);
   for (const key in state) {
-    const p = `${path}.${key}`;
+    const p = keyPath(path, key);
     const dc = index.get(key);
     if (!dc) {
       warnings.push(`${p}: the device has no capability ${key} (dropped)`);
@@ -60,10 +60,10 @@ export function sanitizeReport(
     for (const name in v) {
       const entry = dc.names.get(name);
       if (!entry) {
-        warnings.push(`${p}.${name}: the device has no ${nameWord(dc.compiled)} ${name} of ${key} (dropped)`);
+        warnings.push(`${keyPath(p, name)}: the device has no ${nameWord(dc.compiled)} ${name} of ${key} (dropped)`);
         continue;
       }
-      const c = cleanEntry(entry, v[name], `${p}.${name}`, warnings);
+      const c = cleanEntry(entry, v[name], keyPath(p, name), warnings);
       if (c !== DROP) names[name] = c;
     }
     if (Object.keys(names).length > 0) out[key] = names;

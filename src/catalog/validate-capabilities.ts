@@ -1,7 +1,7 @@
 /** Validation of a device's capability list (third-party DiscoveryRequest, Zigbee mapping, D2). */
 import { own } from '../lib/object.ts';
 import { bodyDef, capabilityDef, compiledCapability } from './catalog.ts';
-import { fmt, isObject } from './format.ts';
+import { fmt, isObject, keyPath } from './format.ts';
 import { permissionCode, permissionWords } from './permissions.ts';
 import { checkSettingItem } from './settings.ts';
 import type { CapabilityObject, Result } from './types.ts';
@@ -36,7 +36,12 @@ export function checkCapabilityObject(c: unknown, path: string, errors: string[]
     if (!isObject(c.settings)) errors.push(`${path}.settings: expected an object, got ${fmt(c.settings)}`);
     else
       for (const [k, item] of Object.entries(c.settings))
-        checkSettingItem(item, body?.settings ? own(body.settings, k) : undefined, `${path}.settings.${k}`, errors);
+        checkSettingItem(
+          item,
+          body?.settings ? own(body.settings, k) : undefined,
+          keyPath(`${path}.settings`, k),
+          errors,
+        );
   }
   if (c.configuration !== undefined) {
     if (!isObject(c.configuration))

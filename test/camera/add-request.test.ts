@@ -72,7 +72,7 @@ describe('reading a D2 body', () => {
         ...good,
         configuration: { streamSetting: { type: 'object', permission: '11', value: { stream_url: URL, 'a;b: c': 1 } } },
       },
-      'configuration.streamSetting.value["a;b: c"]: unknown field',
+      'configuration.streamSetting.value["a\\u003bb: c"]: unknown field',
     ],
     ['two capabilities', { ...good, capabilities: [cap, cap] }, 'capabilities: 2 items is above max 1'],
     [

@@ -142,9 +142,13 @@ try {
   await api('GET', '/v2/rest/bridge/access_token?app_name=matter-test');
   cli('link');
   token = (await api('GET', '/v2/rest/bridge/access_token?app_name=matter-test')).data.token;
-  const devices: any[] = await until('simulated devices', async () => {
+  // The gateway answers while its drivers start: wait until the simulated network has announced its
+  // devices and read their state back (the battery of the contact sensor is among the last).
+  const devices: any[] = await until('simulated devices with their state', async () => {
     const r = await api('GET', '/v2/rest/devices');
-    return r.data.device_list?.length >= 10 ? r.data.device_list : undefined;
+    const list: any[] = r.data.device_list ?? [];
+    const ready = list.length >= 10 && list.some((d) => d.display_category === 'contactSensor' && d.state?.battery);
+    return ready ? list : undefined;
   });
   const light = devices.find(
     (d) => d.display_category === 'light' && d.capabilities.some((c: any) => c.capability === 'brightness'),
