@@ -436,7 +436,6 @@ try {
   await until('the identify directive', () =>
     accepting.received.some((r) => r.body?.directive?.payload?.state?.identify),
   );
-  seen.acIdentifyTime = acEp.stateOf('identify').identifyTime;
   seen.acDirectives = accepting.received.map((r) => r.body?.directive?.payload?.state);
   acEvents.close();
   await accepting.close();
