@@ -4,11 +4,10 @@
  * restart, and marked offline and online by the watcher as its server stops and starts.
  */
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import pino from 'pino';
 import type { CameraDriver, Timers } from '../../src/drivers/camera/index.ts';
 import { call, listDevices, rest, startGateway, type TestGateway } from '../helpers/foundation.ts';
+import { recordingLog } from '../helpers/log.ts';
 import { type EventStream, openEvents } from '../helpers/sse.ts';
 import { cameraBody } from './bodies.ts';
 import { makeJpegs, type RtspServer, startEsp32, startRtspServer } from './servers.ts';
@@ -25,16 +24,7 @@ describe('a camera through D4, D5, restarts and the watcher', () => {
   let plain: RtspServer;
   let digest: RtspServer;
   /** Every log line the gateway wrote (at debug level). */
-  const logged: string[] = [];
-  const log = pino(
-    { level: 'debug' },
-    new Writable({
-      write(chunk, _enc, done) {
-        logged.push(String(chunk));
-        done();
-      },
-    }),
-  );
+  const { log, lines: logged } = recordingLog('debug');
 
   before(async () => {
     [plain, digest] = await Promise.all([startRtspServer('none'), startRtspServer('digest')]);

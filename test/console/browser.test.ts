@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { call, rest, waitForValue } from '../helpers/foundation.ts';
 import { type EventStream, openEvents } from '../helpers/sse.ts';
 import { endpoint, sendEvent } from '../helpers/thirdparty.ts';
-import { launch, logIn, openConsole, PHONE, shoot } from './browser.ts';
+import { launch, openBothWidths, shoot } from './browser.ts';
 import { buildConsole, type GatewayProcess, setPasswordCli, startGatewayProcess } from './rig.ts';
 
 const PASSWORD = 'a console password';
@@ -32,10 +32,7 @@ describe('the console in a browser', () => {
     const set = await setPasswordCli(g.dataDir, PASSWORD);
     assert.equal(set.code, 0, set.out);
     browser = await launch();
-    desk = (await openConsole(browser, g.url)).page;
-    phone = (await openConsole(browser, g.url, PHONE)).page;
-    await logIn(desk, PASSWORD);
-    await logIn(phone, PASSWORD);
+    ({ desk, phone } = await openBothWidths(browser, g.url, PASSWORD));
   });
 
   after(async () => {

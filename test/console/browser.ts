@@ -75,6 +75,19 @@ export async function logIn(page: Page, password: string): Promise<void> {
   await page.getByRole('link', { name: 'Devices' }).waitFor();
 }
 
+/** Two consoles logged in, one at desktop and one at phone width, as a person with a laptop and a phone. */
+export async function openBothWidths(
+  browser: Browser,
+  url: string,
+  password: string,
+): Promise<{ desk: Page; phone: Page }> {
+  const desk = (await openConsole(browser, url)).page;
+  const phone = (await openConsole(browser, url, PHONE)).page;
+  await logIn(desk, password);
+  await logIn(phone, password);
+  return { desk, phone };
+}
+
 /** Saves a screenshot of the page as `<name>-<desktop|phone>.png` (the whole page, or what the screen shows). */
 export async function shoot(page: Page, name: string, fullPage = true): Promise<string> {
   mkdirSync(SHOTS, { recursive: true });

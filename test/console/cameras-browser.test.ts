@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { type Esp32StandIn, makeJpegs, startEsp32 } from '../camera/servers.ts';
 import { waitForValue } from '../helpers/foundation.ts';
-import { launch, logIn, openConsole, PHONE, shoot } from './browser.ts';
+import { launch, openBothWidths, shoot } from './browser.ts';
 import { buildConsole, type GatewayProcess, setPasswordCli, startGatewayProcess } from './rig.ts';
 
 const PASSWORD = 'a camera console password';
@@ -47,10 +47,7 @@ describe('cameras in the console, in a browser, on a gateway without Zigbee', ()
     const set = await setPasswordCli(g.dataDir, PASSWORD);
     assert.equal(set.code, 0, set.out);
     browser = await launch();
-    desk = (await openConsole(browser, g.url)).page;
-    phone = (await openConsole(browser, g.url, PHONE)).page;
-    await logIn(desk, PASSWORD);
-    await logIn(phone, PASSWORD);
+    ({ desk, phone } = await openBothWidths(browser, g.url, PASSWORD));
   });
 
   after(async () => {

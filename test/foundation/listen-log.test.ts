@@ -3,21 +3,12 @@
  * "Server listening at" lines (one per address) are not repeated at info; they stay at debug.
  */
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { test } from 'node:test';
-import pino from 'pino';
 import { buildServer } from '../../src/http/server.ts';
+import { recordingLog } from '../helpers/log.ts';
 
-function recordingLog(level: string) {
-  const lines: { level: number; msg: string }[] = [];
-  const out = new Writable({
-    write(chunk, _enc, done) {
-      for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-      done();
-    },
-  });
-  return { log: pino({ level }, out), lines };
-}
+/** The lines a recording logger kept, parsed. */
+const parsed = (lines: string[]) => lines.map((l) => JSON.parse(l) as { level: number; msg: string });
 
 test('Fastify\'s "Server listening at" line is at debug, not info; other info lines still pass', async () => {
   const { log, lines } = recordingLog('info');
@@ -26,7 +17,7 @@ test('Fastify\'s "Server listening at" line is at debug, not info; other info li
   app.log.info('an info line through Fastify');
   await app.close();
   assert.deepEqual(
-    lines.map((l) => l.msg),
+    parsed(lines).map((l) => l.msg),
     ['an info line through Fastify'],
   );
 
@@ -35,7 +26,7 @@ test('Fastify\'s "Server listening at" line is at debug, not info; other info li
   await app2.listen({ port: 0, host: '127.0.0.1' });
   await app2.close();
   assert.ok(
-    debug.lines.some((l) => l.level === 20 && l.msg.startsWith('Server listening at http://127.0.0.1:')),
+    parsed(debug.lines).some((l) => l.level === 20 && l.msg.startsWith('Server listening at http://127.0.0.1:')),
     JSON.stringify(debug.lines),
   );
 });

@@ -8,13 +8,24 @@ export class ManualClock implements Clock {
   /** Timers fired so far. */
   fired = 0;
 
-  constructor(private t = Date.UTC(2025, 0, 1)) {}
+  /**
+   * `zeroAtOnce`: a timer of 0 ms runs on the next turn of the event loop without the clock being
+   * moved, as a driver's "retry now" does with the real clock (the herdsman tests).
+   */
+  constructor(
+    private t = Date.UTC(2025, 0, 1),
+    private readonly opts: { zeroAtOnce?: boolean } = {},
+  ) {}
 
   now(): number {
     return this.t;
   }
 
   setTimer(ms: number, fn: () => void): () => void {
+    if (this.opts.zeroAtOnce && ms <= 0) {
+      const immediate = setImmediate(fn);
+      return () => clearImmediate(immediate);
+    }
     const timer = { at: this.t + Math.max(0, ms), seq: this.seq++, fn };
     this.timers.push(timer);
     return () => {

@@ -7,18 +7,18 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { ManualClock } from '../helpers/clock.ts';
 import { call, eventually, listDevices, rest, type TestGateway, waitForValue } from '../helpers/foundation.ts';
 import { COLOUR_LIGHT, COVER, FAKE_DEVICES, REMOTE, TWO_GANG_SWITCH } from '../z2m/fake/devices.ts';
 import type { ReceivedRequest } from '../z2m/fake/network.ts';
 import type { FakeDeviceSpec } from '../z2m/fake/spec.ts';
-import { HandClock } from './hand-clock.ts';
 import { type HerdsmanSetup, herdsmanSetup, startHerdsmanGateway } from './harness.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
 describe('availability in herdsman mode', () => {
-  const clock = new HandClock();
+  const clock = new ManualClock(Date.now(), { zeroAtOnce: true });
   let s: HerdsmanSetup;
   let g: TestGateway;
   let token: string;

@@ -8,10 +8,9 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import pino from 'pino';
 import { call, listDevices, rest, type TestGateway, waitForValue } from '../helpers/foundation.ts';
+import { recordingLog } from '../helpers/log.ts';
 import { FAKE_DEVICES, TWO_GANG_SWITCH } from '../z2m/fake/devices.ts';
 import { FAKE_COORDINATOR_IEEE } from '../z2m/fake/spec.ts';
 import { type HerdsmanSetup, herdsmanSetup, startHerdsmanGateway } from './harness.ts';
@@ -25,16 +24,7 @@ describe('the network backup of herdsman mode', () => {
   let s: HerdsmanSetup;
   let g: TestGateway;
   let token: string;
-  const lines: string[] = [];
-  const log = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk, _enc, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    }),
-  );
+  const { log, lines } = recordingLog('info');
 
   const zigbeeFile = (name: string) => join(s.dataDir, 'zigbee', name);
   const network = () => JSON.parse(readFileSync(zigbeeFile('network.json'), 'utf8'));

@@ -6,26 +6,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import pino from 'pino';
 import type { CoordinatorPort } from '../../src/drivers/herdsman/index.ts';
 import { call, eventually, listDevices, rest, type TestGateway, waitForValue } from '../helpers/foundation.ts';
+import { recordingLog } from '../helpers/log.ts';
 import { type EventStream, openEvents } from '../helpers/sse.ts';
 import { COLOUR_LIGHT, FAKE_DEVICES, TWO_GANG_SWITCH } from '../z2m/fake/devices.ts';
 import { type HerdsmanSetup, herdsmanSetup, startHerdsmanGateway } from './harness.ts';
 
-/** A debug logger whose every line is kept. */
-function capturingLog(): { log: pino.Logger; text: () => string } {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  return { log: pino({ level: 'debug' }, sink), text: () => lines.join('') };
-}
+const capturingLog = () => recordingLog('debug');
 
 /** The forms a network key could be printed in. */
 function keyForms(key: number[]): string[] {

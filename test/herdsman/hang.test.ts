@@ -7,11 +7,11 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { ManualClock } from '../helpers/clock.ts';
 import { call, listDevices, rest, type TestGateway, waitForValue } from '../helpers/foundation.ts';
 import { type EventStream, openEvents } from '../helpers/sse.ts';
 import { COLOUR_LIGHT, FAKE_DEVICES, TWO_GANG_SWITCH } from '../z2m/fake/devices.ts';
 import type { ReceivedRequest } from '../z2m/fake/network.ts';
-import { HandClock } from './hand-clock.ts';
 import { type HerdsmanSetup, herdsmanSetup, startHerdsmanGateway } from './harness.ts';
 
 const CHECK_MS = 60_000;
@@ -21,7 +21,7 @@ const ANSWER_MS = 20_000;
 const settle = () => new Promise((r) => setTimeout(r, 30));
 
 describe('a coordinator whose firmware hangs with its port open', () => {
-  const clock = new HandClock();
+  const clock = new ManualClock(Date.now(), { zeroAtOnce: true });
   let s: HerdsmanSetup;
   let g: TestGateway;
   let token: string;

@@ -7,15 +7,14 @@
  * removed camera's configs are cleared.
  */
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import pino from 'pino';
 import type { Timers } from '../../src/drivers/camera/index.ts';
 import { loadSettings } from '../../src/settings/index.ts';
 import { cameraBody } from '../camera/bodies.ts';
 import { decodedSize, type Esp32StandIn, makeJpegs, startEsp32 } from '../camera/servers.ts';
 import { ManualClock, settle } from '../helpers/clock.ts';
 import { call, rest, startGateway, type TestGateway } from '../helpers/foundation.ts';
+import { recordingLog } from '../helpers/log.ts';
 import { HaClient, type Received } from './ha-client.ts';
 import { checkConfig } from './ha-schema.ts';
 import { type Mosquitto, startMosquitto } from './mosquitto.ts';
@@ -48,16 +47,7 @@ describe('a camera of the gateway in Home Assistant', () => {
   let token: string;
   let serial: string;
   const clock = new ManualClock();
-  const logged: string[] = [];
-  const log = pino(
-    { level: 'debug' },
-    new Writable({
-      write(chunk, _enc, done) {
-        logged.push(String(chunk));
-        done();
-      },
-    }),
-  );
+  const { log, lines: logged } = recordingLog('debug');
 
   before(async () => {
     mosquitto = await startMosquitto();

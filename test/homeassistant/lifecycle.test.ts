@@ -6,28 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
-import pino from 'pino';
 import { type Broker, startBroker } from '../../src/drivers/zigbee-sim/index.ts';
 import { loadSettings } from '../../src/settings/index.ts';
 import { spawnCli } from '../helpers/cli.ts';
 import { call, listDevices, rest, startGateway, tempDir } from '../helpers/foundation.ts';
+import { recordingLog } from '../helpers/log.ts';
 import { endpoint, sendEvent, startService } from '../helpers/thirdparty.ts';
 import { HaClient } from './ha-client.ts';
 import { startMosquitto } from './mosquitto.ts';
 
-/** A pino logger whose lines are kept, to read what the gateway logged. */
-function capturedLog(): { log: pino.Logger; text(): string } {
-  let text = '';
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
-  return { log: pino({ level: 'debug' }, sink), text: () => text };
-}
+const capturedLog = () => recordingLog('debug');
 
 /** Fast reconnects for tests (the defaults are 1 s doubling to 30 s). */
 const fast = { homeassistant: { reconnectMinMs: 50, reconnectMaxMs: 200 } };
