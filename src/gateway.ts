@@ -517,16 +517,20 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       // Before the drivers: a report they bring at start is a detection like any other.
       activity.start();
       alarm.start();
-      for (const driver of await loadDrivers(settings, log, { clock, ...opts.drivers })) devices.addDriver(driver);
-      // Listening before the drivers start (the simulated network, a broker, a radio take a while):
-      // until a driver has started, requests are answered as when it is not running, and clients
-      // that only read (GET bridge, the device list from the store) are served at once.
+      // Listening before the drivers are loaded and started (their code, the simulated network, a
+      // broker, a radio take a while): clients that only read (GET bridge, the device list from the
+      // store) are served at once; a request that needs a driver waits for it (DeviceService).
+      devices.loadingDrivers();
       await app.listen({ port: settings.port, host: settings.host });
       const addr = app.server.address();
       boundPort = typeof addr === 'object' && addr ? addr.port : settings.port;
       writeFileSync(paths.pid, `${process.pid}\n`);
       wrotePid = true;
-      await devices.start();
+      try {
+        for (const driver of await loadDrivers(settings, log, { clock, ...opts.drivers })) devices.addDriver(driver);
+      } finally {
+        await devices.start();
+      }
       if (settings.homeassistant.enabled) {
         // Loaded only when enabled: the bridge's code stays out of gateways that do not use it.
         const { startHomeAssistant } = await import('./integrations/homeassistant/index.ts');

@@ -50,14 +50,16 @@ function slowDriver() {
 /** Resolves on the next turns of the event loop, so pending promise callbacks run. */
 const settle = () => new Promise((r) => setImmediate(r));
 
-function rig(t: { after(fn: () => void | Promise<void>): void }) {
+function rig(t: { after(fn: () => void | Promise<void>): void }, opts: { loading?: boolean } = {}) {
   const dir = tempDir('opencube-start-wait-');
   const db = openDb(join(dir, 'gateway.db'));
   const registry = new DeviceRegistry(db, new EventBus());
   const clock = new ManualClock();
   const service = new DeviceService(registry, undefined, clock);
   const slow = slowDriver();
-  service.addDriver(slow.driver);
+  // As the gateway does: it says the drivers are loading, listens, then loads and registers them.
+  if (opts.loading) service.loadingDrivers();
+  else service.addDriver(slow.driver);
   const plug = registry.deviceFound('slow', {
     driver_ref: 'plug-1',
     name: 'Plug',
@@ -82,6 +84,7 @@ function rig(t: { after(fn: () => void | Promise<void>): void }) {
     slow,
     plug,
     start() {
+      if (opts.loading) service.addDriver(slow.driver);
       starting = service.start();
       return starting;
     },
@@ -126,4 +129,26 @@ it('a driver that takes longer than the wait is answered for as one that is not 
   await started;
   assert.deepEqual(await r.service.update(r.plug, { state: { power: { powerState: 'on' } } }), { ok: true });
   assert.deepEqual(r.slow.ran, ['update-state']);
+});
+
+it('requests made while the drivers are still being loaded wait for them; a removal does not skip the driver', async (t) => {
+  const r = rig(t, { loading: true });
+  const ready = await r.service.readiness();
+  assert.deepEqual(ready, [{ driver: 'drivers', ok: false, reason: 'starting' }], 'not ready while loading');
+  const command = r.service.update(r.plug, { state: { power: { powerState: 'on' } } });
+  const pairing = r.service.setDiscovery('zigbee', true);
+  const removal = r.service.remove(r.plug);
+  await settle();
+  assert.ok(r.service.registry.get(r.plug), 'not forgotten before its driver removed it');
+  // The driver is loaded and registered, then starts.
+  const started = r.start();
+  await settle();
+  assert.deepEqual(r.slow.ran, [], 'nothing reaches the driver before its start has ended');
+  r.slow.release();
+  await started;
+  assert.deepEqual(await command, { ok: true });
+  assert.deepEqual(await pairing, { ok: true });
+  assert.deepEqual(await removal, { ok: true });
+  assert.deepEqual(r.slow.ran.sort(), ['discovery true', 'remove', 'update-state']);
+  assert.equal(r.service.registry.get(r.plug), undefined, 'removed once its driver did');
 });

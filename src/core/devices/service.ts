@@ -85,6 +85,8 @@ export class DeviceService {
   private readonly drivers = new Map<string, Driver>();
   private readonly observers: CommandObserver[] = [];
   private started = false;
+  /** Set by loadingDrivers(): the drivers are being loaded and registered, and will start. */
+  private loading = false;
   /**
    * The drivers whose start() has completed. The gateway answers requests while the others still
    * start (it listens first): until then, a driver is answered for as one that is not running.
@@ -112,14 +114,33 @@ export class DeviceService {
   }
 
   /**
-   * The driver `id` once it has started. A request that arrives while it starts (the gateway
-   * listens first) waits for the start, up to DRIVER_START_WAIT_MS on the gateway's clock, so a
-   * client that asks at once is answered as it would be a moment later; after that it is answered
-   * for as a driver that is not running.
+   * Says that the drivers are being loaded (the gateway listens before it loads them): until
+   * start() has run, requests that need a driver wait for it as for a driver that is starting.
+   */
+  loadingDrivers(): void {
+    this.loading = true;
+  }
+
+  /** Whether a request for driver `id` (`*`: any driver) must wait: its driver is loading or starting. */
+  private mustWait(id: string): boolean {
+    if (this.loading && !this.started) return true;
+    return id !== '*' && this.started && this.drivers.has(id) && !this.running.has(id);
+  }
+
+  /**
+   * The driver `id` once it has started. A request that arrives while it loads or starts (the
+   * gateway listens first) waits for the start, up to DRIVER_START_WAIT_MS on the gateway's clock,
+   * so a client that asks at once is answered as it would be a moment later; after that it is
+   * answered for as a driver that is not running.
    */
   private async startedDriver(id: string): Promise<Driver | undefined> {
-    const driver = this.drivers.get(id);
-    if (!driver || this.running.has(id) || !this.started) return this.driver(id);
+    await this.afterStart(id);
+    return this.driver(id);
+  }
+
+  /** Waits (bounded) until driver `id` (`*`: every driver) has been loaded and started. */
+  private async afterStart(id: string): Promise<void> {
+    if (!this.mustWait(id)) return;
     await new Promise<void>((resolve) => {
       const set = this.waiting.get(id) ?? new Set();
       this.waiting.set(id, set);
@@ -131,7 +152,6 @@ export class DeviceService {
       const cancel = this.clock.setTimer(DRIVER_START_WAIT_MS, done);
       set.add(done);
     });
-    return this.driver(id);
   }
 
   /** Marks a driver started (or its start ended) and lets the requests waiting for it go on. */
@@ -152,6 +172,7 @@ export class DeviceService {
 
   /** Each running driver's readiness (a driver that does not say is ready). */
   readiness(): DriverReadiness[] {
+    if (this.loading && !this.started) return [{ driver: 'drivers', ok: false, reason: 'starting' }];
     return [...this.drivers.values()].map((d) => ({
       driver: d.id,
       ...(this.running.has(d.id) ? (d.ready?.() ?? { ok: true }) : { ok: false, reason: 'starting' }),
@@ -166,13 +187,18 @@ export class DeviceService {
   /** Starts every registered driver (in registration order). */
   async start(): Promise<void> {
     this.started = true;
-    for (const d of this.drivers.values()) {
-      try {
-        await d.start(this.registry);
-        this.running.add(d.id);
-      } finally {
-        this.settle(d.id);
+    try {
+      for (const d of this.drivers.values()) {
+        try {
+          await d.start(this.registry);
+          this.running.add(d.id);
+        } finally {
+          this.settle(d.id);
+        }
       }
+    } finally {
+      // Requests that waited while the drivers loaded: for any driver, or one that was not loaded.
+      for (const id of [...this.waiting.keys()]) this.settle(id);
     }
   }
 
@@ -362,8 +388,10 @@ export class DeviceService {
   async remove(serial: string): Promise<Done> {
     const device = this.registry.get(serial);
     if (!device) return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
+    // Whether its driver is configured is known once the drivers are loaded.
+    await this.afterStart(device.driver);
     if (this.drivers.has(device.driver)) {
-      const driver = await this.startedDriver(device.driver);
+      const driver = this.driver(device.driver);
       if (!driver)
         return {
           ok: false,
@@ -392,6 +420,7 @@ export class DeviceService {
   /** D1: opens or closes pairing on every driver that pairs devices of `type` (compared in lower case). */
   async setDiscovery(type: string, enable: boolean): Promise<Done> {
     const wanted = type.toLowerCase();
+    await this.afterStart('*');
     const pairing = [...this.drivers.values()].filter((d) => d.pairing?.types.includes(wanted));
     for (const d of pairing) await this.startedDriver(d.id);
     const starting = pairing.find((d) => !this.running.has(d.id));
@@ -429,6 +458,7 @@ export class DeviceService {
     body: unknown,
     deadline: number,
   ): Promise<{ ok: true; data: Record<string, unknown> } | ({ ok: false } & Failure)> {
+    await this.afterStart('*');
     const first = Array.isArray(body) ? body[0] : body;
     const raw = isObject(first) ? (first.protocol ?? first.protocal) : undefined;
     const drivers = [...this.drivers.values()].filter((d) => d.provisioning);
