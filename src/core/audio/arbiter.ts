@@ -124,7 +124,13 @@ export class AudioArbiter {
   play(req: PlayRequest): PlayResult {
     const rank = LAYER_RANK[req.layer];
     if (rank === undefined) return { ok: false, reason: `layer ${JSON.stringify(req.layer)} is unknown` };
-    const clip = req.clip ?? this.opts.library?.get(req.layer === 'beep' ? 'beep' : 'sound', req.name);
+    let clip: Pcm | undefined;
+    try {
+      clip = req.clip ?? this.opts.library?.get(req.layer === 'beep' ? 'beep' : 'sound', req.name);
+    } catch (err) {
+      // A sound file damaged since the start: this sound is refused with the reason, the others play.
+      return { ok: false, reason: (err as Error).message };
+    }
     if (!clip)
       return {
         ok: false,
