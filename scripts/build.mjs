@@ -41,6 +41,10 @@ export const EXTERNAL = [
   // Imported with `await import()` on the first outgoing request (src/lib/lazy-agent.ts): from a
   // bundle, esbuild's wrapper of this CommonJS package lacks its named exports.
   'undici',
+  // Fastify requires these only when no schema compilers are given; src/http/server.ts gives its
+  // own, which load them the first time a route has a Fastify schema (none has).
+  '@fastify/ajv-compiler',
+  '@fastify/fast-json-stringify-compiler',
 ];
 
 /** The bundled CommonJS packages call require(): in an ES module it must be made. */

@@ -400,8 +400,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
           mdns = undefined;
           mdnsTurns = mdnsTurns
             .then(() => running.stop())
-            .then(() => {
-              if (!stopping) mdns = startMdns(settings, boundPort, log);
+            .then(async () => {
+              if (!stopping) mdns = await startMdns(settings, boundPort, log);
             })
             .catch((err) => log.warn({ err }, 'mDNS could not advertise the new name'));
         }
@@ -555,7 +555,12 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
         matterTurns = turn.catch(() => {});
         await turn;
       }
-      if (settings.mdns) mdns = startMdns(settings, boundPort, log);
+      if (settings.mdns) {
+        const advertised = await startMdns(settings, boundPort, log);
+        // A stop that began meanwhile has already passed mDNS by.
+        if (stopping) await advertised.stop();
+        else mdns = advertised;
+      }
       beeps.start();
       beeps.bootComplete();
       const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;

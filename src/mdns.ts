@@ -1,4 +1,4 @@
-import { Bonjour } from 'bonjour-service';
+import type { Bonjour } from 'bonjour-service';
 import type { Logger } from 'pino';
 import type { Settings } from './settings/index.ts';
 
@@ -16,14 +16,18 @@ export function mdnsHostName(settings: Settings): string {
   return `${base.includes('cube') ? base : `${base}-cube`}.local`;
 }
 
-/** Advertises the gateway as `_ewelink._tcp` (optionally on one interface only, e.g. loopback in tests). */
-export function startMdns(settings: Settings, port: number, log: Logger): MdnsHandle {
+/**
+ * Advertises the gateway as `_ewelink._tcp` (optionally on one interface only, e.g. loopback in
+ * tests). bonjour-service is loaded here, after the gateway listens: it is not needed to answer.
+ */
+export async function startMdns(settings: Settings, port: number, log: Logger): Promise<MdnsHandle> {
+  const { Bonjour: BonjourService } = await import('bonjour-service');
   // The options go to multicast-dns, whose `interface` the bonjour types do not declare.
   // Bound to 0.0.0.0 even with an interface: a socket bound to a unicast address receives no multicast.
   const mdnsOptions = settings.mdns_interface
     ? { interface: settings.mdns_interface, bind: '0.0.0.0', loopback: true }
     : {};
-  const bonjour = new Bonjour(mdnsOptions as ConstructorParameters<typeof Bonjour>[0], (err: unknown) =>
+  const bonjour = new BonjourService(mdnsOptions as ConstructorParameters<typeof Bonjour>[0], (err: unknown) =>
     log.warn({ err }, 'mDNS failed; the gateway still answers by IP'),
   );
   const host = mdnsHostName(settings);

@@ -5,6 +5,7 @@
  * and, beside it, surfaces with ordinary HTTP statuses (the console's API, health). Every surface
  * registers in the one list the composition root passes.
  */
+import { createRequire } from 'node:module';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -109,10 +110,27 @@ function fastifyLogger(log: Log): FastifyBaseLogger {
   return wrapper;
 }
 
+/**
+ * Fastify's schema compilers (ajv, fast-json-stringify), loaded the first time a route declares a
+ * Fastify schema. No route does: requests are checked by the catalog's compiled validators
+ * (src/http/open-api/route.ts), and loading them at every start was about a third of the
+ * server's code (docs/benchmarks.md). scripts/build.mjs keeps them out of the bundle.
+ */
+const lazyCompilers = (() => {
+  const load = createRequire(import.meta.url);
+  return {
+    buildValidator: (...args: unknown[]) =>
+      (load('@fastify/ajv-compiler') as () => (...a: unknown[]) => unknown)()(...args),
+    buildSerializer: (...args: unknown[]) =>
+      (load('@fastify/fast-json-stringify-compiler') as () => (...a: unknown[]) => unknown)()(...args),
+  };
+})();
+
 /** Builds the server with its surfaces. It does not listen; the caller does (tests use inject()). */
 export function buildServer(log: Log, surfaces: readonly Surface[], opts: ServerOptions = {}): FastifyInstance {
   const app = Fastify({
     loggerInstance: fastifyLogger(log),
+    schemaController: { compilersFactory: lazyCompilers as never },
     logController: new LogController({ disableRequestLogging: true }),
     // Requests are not logged, so a child logger per request (Fastify's default) is pure cost on
     // the hot path; errors are logged with their method and URL instead of a request id.

@@ -4,7 +4,6 @@
  * mpg123 compiled to WebAssembly (the `mpg123-decoder` package, MIT; mpg123 is LGPL-2.1): no
  * system library or ffmpeg is needed.
  */
-import { MPEGDecoder } from 'mpg123-decoder';
 import { downmix, fromFloat, type Pcm, resample, SAMPLE_RATE } from './pcm.ts';
 import { AudioFormatError, decodeWav, looksLikeWav } from './wav.ts';
 
@@ -31,6 +30,8 @@ export function sniffAudio(b: Uint8Array): 'wav' | 'mp3' | undefined {
 
 /** Decodes MP3 to mono PCM at SAMPLE_RATE, keeping at most `maxSeconds`. */
 export async function decodeMp3(bytes: Uint8Array, maxSeconds = Number.POSITIVE_INFINITY): Promise<Pcm> {
+  // Loaded on the first MP3 (its WebAssembly with it): most gateways never play one.
+  const { MPEGDecoder } = await import('mpg123-decoder');
   const decoder = new MPEGDecoder();
   await decoder.ready;
   try {
