@@ -21,7 +21,9 @@ export function mdnsHostName(settings: Settings): string {
  * tests). bonjour-service is loaded here, after the gateway listens: it is not needed to answer.
  */
 export async function startMdns(settings: Settings, port: number, log: Logger): Promise<MdnsHandle> {
-  const { Bonjour: BonjourService } = await import('bonjour-service');
+  const mod: { Bonjour?: typeof Bonjour; default?: { Bonjour: typeof Bonjour } } = await import('bonjour-service');
+  // Under tsx its named export; from the bundle, esbuild hands this CommonJS package over as `default`.
+  const BonjourService = (mod.Bonjour ?? mod.default?.Bonjour) as typeof Bonjour;
   // The options go to multicast-dns, whose `interface` the bonjour types do not declare.
   // Bound to 0.0.0.0 even with an interface: a socket bound to a unicast address receives no multicast.
   const mdnsOptions = settings.mdns_interface
