@@ -67,8 +67,10 @@ async function runGateway(settings: Settings): Promise<void> {
       const url = await gateway.start();
       process.stdout.write(`opencube listening on ${url} (data in ${resolve(settings.data_dir)})\n`);
       await printBanner(gateway, settings, Number(new URL(url).port));
-      // Unless the supervisor died meanwhile: a send on a closed channel would be an uncaught error.
-      if (process.connected) process.send?.(LISTENING_MESSAGE);
+      // The supervisor may die at any moment, even between the check and the write: a send on a
+      // closed channel then fails in the callback (the 'disconnect' handler stops the gateway),
+      // where without one it would be an uncaught error that kills the gateway uncleanly.
+      if (process.connected) process.send?.(LISTENING_MESSAGE, undefined, {}, () => {});
     } catch (err) {
       // The line first; the stack only for whoever asked for debug.
       const config = preflight.portProblem(err, settings.host, settings.port);
