@@ -6,13 +6,14 @@
  * the namespace the bench says so and measures nothing. Rounds alternate off and on; the median
  * of each is reported, with the ratio on / off.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureBuilt } from '../scripts/build.mjs';
 import { GATEWAY_NODE_FLAGS } from '../src/cli/supervisor.ts';
+import { canUnshare, runInLoopback } from '../test/helpers/netns.ts';
 import { percentile, report } from './lib.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -21,23 +22,14 @@ const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 15_000);
 const MB = 1024 * 1024;
 
 if (process.env.OPENCUBE_BENCH_NETNS !== '1') {
-  if (spawnSync('unshare', ['-n', 'true']).status !== 0) {
+  if (!canUnshare) {
     console.log(
       'matter: skipped: unshare -n is not permitted here (needs root); the bridge is never run on a real interface',
     );
     process.exit(0);
   }
   const self = fileURLToPath(import.meta.url);
-  const r = spawnSync(
-    'unshare',
-    [
-      '-n',
-      'sh',
-      '-c',
-      `ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && exec "${process.execPath}" --import tsx "${self}"`,
-    ],
-    { stdio: 'inherit', env: { ...process.env, OPENCUBE_BENCH_NETNS: '1' } },
-  );
+  const r = runInLoopback([self], { stdio: 'inherit', env: { ...process.env, OPENCUBE_BENCH_NETNS: '1' } });
   process.exit(r.status ?? 1);
 }
 

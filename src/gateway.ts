@@ -313,6 +313,12 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   // setting says. Turned on and off one at a time: a second click waits for the first.
   const matterWanted = () => kv.get<boolean>('matter_enabled', settings.matter.enabled);
   let matterTurns: Promise<unknown> = Promise.resolve();
+  /** Runs `fn` after the bridge's earlier turns (a click, the start, a reset), one at a time. */
+  const inMatterTurn = <T>(fn: () => Promise<T>): Promise<T> => {
+    const turn = matterTurns.then(fn);
+    matterTurns = turn.catch(() => {});
+    return turn;
+  };
   // While the bridge starts (after the gateway listens, or at a click), the CLI and the console say
   // "starting" rather than "off".
   let matterStarting = false;
@@ -336,20 +342,19 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       matterStarting = false;
     }
   };
-  const switchMatter = (on: boolean): Promise<void> => {
-    const turn = matterTurns.then(async () => {
+  const stopMatterNow = async () => {
+    const running = matter;
+    matter = undefined;
+    await running?.stop();
+    return running !== undefined;
+  };
+  const switchMatter = (on: boolean): Promise<void> =>
+    inMatterTurn(async () => {
       if (on) await startMatterNow();
-      else {
-        const running = matter;
-        matter = undefined;
-        await running?.stop();
-      }
+      else await stopMatterNow();
       kv.set('matter_enabled', on);
       log.info({}, on ? 'Matter bridge turned on' : 'Matter bridge turned off');
     });
-    matterTurns = turn.catch(() => {});
-    return turn;
-  };
   const services: OpenApiServices = {
     log,
     clock,
@@ -551,9 +556,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       }
       if (matterWanted()) {
         // In the queue of the console's switch: a click while the gateway starts waits for this.
-        const turn = matterTurns.then(startMatterNow);
-        matterTurns = turn.catch(() => {});
-        await turn;
+        await inMatterTurn(startMatterNow);
       }
       if (settings.mdns) {
         const advertised = await startMdns(settings, boundPort, log);
@@ -617,17 +620,13 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     reset() {
       // In turn with the Matter switch: a running bridge stops before its storage is cleared, then
       // starts again as a new bridge (new pairing code, no controllers).
-      const turn = matterTurns.then(async () => {
-        const running = matter;
-        matter = undefined;
-        await running?.stop();
+      return inMatterTurn(async () => {
+        const wasRunning = await stopMatterNow();
         factoryReset(db, { registry, engines: tts, tokens });
         await devices.afterReset();
         beeps.factoryReset();
-        if (running) await startMatterNow();
+        if (wasRunning) await startMatterNow();
       });
-      matterTurns = turn.catch(() => {});
-      return turn;
     },
   };
   return gateway;

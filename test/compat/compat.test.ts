@@ -6,7 +6,6 @@
  * services on 127.0.0.1:0. Points already covered in depth elsewhere in test/ are checked compactly.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { type IncomingHttpHeaders, request, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -28,6 +27,7 @@ import {
   type TestGateway,
   waitForValue,
 } from '../helpers/foundation.ts';
+import { canUnshare, runInLoopback } from '../helpers/netns.ts';
 import {
   endpoint,
   type Received,
@@ -1440,7 +1440,6 @@ describe('TTS and media', () => {
 
 describe('Seen in clients, optional', () => {
   // Bonjour needs multicast, which loopback only gets in a private network namespace (as the e2e test does).
-  const canUnshare = spawnSync('unshare', ['-n', 'true']).status === 0;
 
   test('"mDNS: clients browse _ewelink._tcp.local and accept a host name containing ihost, NSPanelPro or cube"', {
     skip: canUnshare ? false : 'unshare -n is not permitted here (needs root)',
@@ -1466,17 +1465,10 @@ describe('Seen in clients, optional', () => {
       for (const g of gws) await g.stop();
       console.log(JSON.stringify({ found, bridges }));
     `;
-    const r = spawnSync(
-      'unshare',
-      [
-        '-n',
-        'sh',
-        '-c',
-        `ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && exec "${process.execPath}" --import tsx --input-type=module -e "$0"`,
-        script,
-      ],
-      { encoding: 'utf8', timeout: 30_000, cwd: new URL('../..', import.meta.url).pathname },
-    );
+    const r = runInLoopback(['--input-type=module', '-e', script], {
+      timeout: 30_000,
+      cwd: new URL('../..', import.meta.url).pathname,
+    });
     const last = r.stdout.trim().split('\n').pop() ?? '';
     assert.ok(last.startsWith('{'), `scenario failed: ${r.stderr}`);
     const { found, bridges } = JSON.parse(last);

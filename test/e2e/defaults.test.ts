@@ -1,27 +1,17 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { canUnshare, runInLoopback } from '../helpers/netns.ts';
 
 // A private network namespace holds only loopback: the gateway runs on its real defaults
 // (0.0.0.0:8081, mDNS on, simulated Zigbee) and nothing can leave the machine.
-const canUnshare = spawnSync('unshare', ['-n', 'true']).status === 0;
 
 test('npm start alone: the gateway comes up with the simulator and mDNS; link, token, devices and their reports on the stream', {
   skip: canUnshare ? false : 'unshare -n is not permitted here (needs root)',
   timeout: 180_000,
 }, () => {
   const scenario = join(import.meta.dirname, 'defaults-scenario.ts');
-  const r = spawnSync(
-    'unshare',
-    [
-      '-n',
-      'sh',
-      '-c',
-      `ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && exec "${process.execPath}" --import tsx "${scenario}"`,
-    ],
-    { encoding: 'utf8', timeout: 170_000 },
-  );
+  const r = runInLoopback([scenario], { timeout: 170_000 });
   const last = r.stdout.trim().split('\n').pop() ?? '';
   const seen = JSON.parse(last || '{}');
   assert.equal(seen.error, undefined, `scenario failed: ${seen.error}\n${seen.stderr ?? r.stderr}`);

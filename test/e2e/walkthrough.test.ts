@@ -12,8 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ROOT } from '../helpers/cli.ts';
-
-const canUnshare = spawnSync('unshare', ['-n', 'true']).status === 0;
+import { canUnshare } from '../helpers/netns.ts';
 
 /** The shell blocks between the walkthrough markers of the README. */
 export function walkthroughBlocks(readme: string): string[] {

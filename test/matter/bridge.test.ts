@@ -4,12 +4,10 @@
  * namespace the test says so and is skipped: it never runs Matter on a real interface.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ensureChromium } from '../console/browser.ts';
-
-const canUnshare = spawnSync('unshare', ['-n', 'true']).status === 0;
+import { canUnshare, runInLoopback } from '../helpers/netns.ts';
 
 /** Matter device type ids (Matter Device Library). */
 const T = {
@@ -40,16 +38,7 @@ function scenario(): any {
   if (seen) return seen;
   // Installed out here if missing: inside the namespace there is no network to install it with.
   ensureChromium();
-  const r = spawnSync(
-    'unshare',
-    [
-      '-n',
-      'sh',
-      '-c',
-      `ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && exec "${process.execPath}" --import tsx "${join(import.meta.dirname, 'scenario.ts')}"`,
-    ],
-    { encoding: 'utf8', timeout: 280_000 },
-  );
+  const r = runInLoopback([join(import.meta.dirname, 'scenario.ts')], { timeout: 280_000 });
   const last = r.stdout.trim().split('\n').pop() ?? '';
   seen = JSON.parse(last || '{}');
   assert.equal(seen.error, undefined, `scenario failed: ${seen.error}\n${seen.stderr ?? r.stderr}`);

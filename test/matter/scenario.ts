@@ -11,15 +11,9 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { config } from '@matter/nodejs/config';
+import { leaveProcessAlone } from '../../src/integrations/matter/process-config.ts';
 
-config.loadProcessArgv = false;
-config.loadProcessEnv = false;
-config.loadConfigFile = false;
-config.trapProcessSignals = false;
-config.trapUnhandledErrors = false;
-config.setProcessExitCodeOnError = false;
-config.installFilesystem = false;
+leaveProcessAlone();
 
 const { Environment, Logger, LogLevel, MemoryStorageDriver, Seconds, ServerNode, StorageService } = await import(
   '@matter/main'

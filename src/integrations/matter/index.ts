@@ -61,23 +61,8 @@ export async function startMatter(opts: MatterOptions): Promise<MatterHandle> {
   if (opts.interface !== '' && !INTERFACE.test(opts.interface))
     throw new MatterSettingsError(`matter.interface: ${JSON.stringify(opts.interface)} is not an interface name`);
   const secrets = pairingSecrets(opts.db);
-  // matter.js reads process.argv, the environment and ./config.json, and traps signals, unless told
-  // not to before it first loads: the gateway's own settings and signal handling stay in charge.
-  // A second start in the same process (the console's switch, a factory reset, an in-process
-  // restart) finds them set and matter.js initialised: its config then refuses any change (and has
-  // no getter to ask first), and the values set by the first start are in force.
-  const { config } = await import('@matter/nodejs/config');
-  try {
-    config.loadProcessArgv = false;
-    config.loadProcessEnv = false;
-    config.loadConfigFile = false;
-    config.trapProcessSignals = false;
-    config.trapUnhandledErrors = false;
-    config.setProcessExitCodeOnError = false;
-    config.installFilesystem = false;
-  } catch (err) {
-    if (!/already initialized/.test((err as Error)?.message ?? '')) throw err;
-  }
+  // Before matter.js itself loads: the gateway's own settings and signal handling stay in charge.
+  (await import('./process-config.ts')).leaveProcessAlone();
   const { environmentFor } = await import('./environment.ts');
   const { MatterBridge } = await import('./bridge.ts');
   const environment = environmentFor(opts.db, opts.interface, opts.log);
