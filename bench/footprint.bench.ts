@@ -82,7 +82,7 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-/** `npm start`'s node flags and script (package.json), e.g. `--max-semi-space-size=1 bin/opencube.js start`. */
+/** `npm start`'s node flags and script (package.json), e.g. `--v8-pool-size=2 bin/opencube.js start`. */
 function npmStart(): string[] {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
   const [node, ...args] = pkg.scripts.start.split(/\s+/);

@@ -11,7 +11,6 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'console', 'src');
@@ -43,7 +42,11 @@ export function consoleIsFresh() {
 /** Builds console/dist from console/src (always; callers check consoleIsFresh() first). */
 async function buildConsole() {
   const stamp = inputStamp();
-  const { build } = await import('esbuild');
+  // Loaded for a build only: bin/opencube.js imports this module for consoleIsFresh() at every start.
+  const [{ build }, { brotliCompressSync, constants, gzipSync }] = await Promise.all([
+    import('esbuild'),
+    import('node:zlib'),
+  ]);
   const started = Date.now();
   rmSync(out, { recursive: true, force: true });
   mkdirSync(join(out, 'assets'), { recursive: true });

@@ -24,14 +24,13 @@ export const CONFIG_EXIT_CODE = 78;
 
 /**
  * Node flags of the supervised gateway, for an idle box with little memory (docs/benchmarks.md):
- * - V8 lets its young generation grow to 16 MB per semi-space in the burst of allocation at start
- *   and keeps it while idle; at 1 MB an idle gateway stays about 15 MB smaller, and a request
- *   allocates far less than that between two scavenges (no change in requests per second).
- * - V8's pool of background threads (concurrent marking and compiling) is 4 by default, and each
- *   thread that worked keeps its own malloc arena of a few MB; 2 is as many cores as the smallest
- *   target box has to spare beside the main thread (about 6 MB less).
+ * V8's pool of background threads (concurrent marking and compiling) is 4 by default, and each
+ * thread that worked keeps its own malloc arena of a few MB; 2 is as many cores as the smallest
+ * target box has to spare beside the main thread (about 6 MB less). V8's young generation is left
+ * at its default: capped at 1 MB it saved nothing once idle and cost about 20 ms of the start and
+ * a seventh of the requests per second (docs/benchmarks.md).
  */
-export const GATEWAY_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--v8-pool-size=2'];
+export const GATEWAY_NODE_FLAGS: readonly string[] = ['--v8-pool-size=2'];
 
 /** Node flags for the gateway child: the supervisor's own (e.g. `--import tsx`), and GATEWAY_NODE_FLAGS unless the user set the same flag. */
 export function gatewayExecArgv(own: readonly string[]): string[] {

@@ -19,6 +19,7 @@ import type { Log } from '../lib/log.ts';
 import { installBodyParser } from './body.ts';
 import { type GuardStats, guardConnections } from './connection-guard.ts';
 import { fail, sendFailure } from './open-api/envelope.ts';
+import { API_VERSIONS, routeForVersion, VERSION_SEGMENT } from './open-api/versions.ts';
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -178,7 +179,11 @@ export function buildServer(log: Log, surfaces: readonly Surface[], opts: Server
   app.decorateReply('outcome', '');
   const onAnswered = opts.onAnswered;
   app.addHook('onResponse', (req, reply, done) => {
-    const route = req.routeOptions.url ?? '(no route)';
+    const url = req.routeOptions.url;
+    const route =
+      url === undefined
+        ? '(no route)'
+        : routeForVersion(url, (req.params as { version?: string } | undefined)?.version ?? '');
     const outcome = reply.outcome || String(reply.statusCode);
     onAnswered?.(route, req.method, outcome);
     // The URL may carry `?access_token=`: the logger takes it out.
@@ -192,7 +197,10 @@ export function buildServer(log: Log, surfaces: readonly Surface[], opts: Server
   const routes: { method: string; url: string }[] = [];
   served.set(app, routes);
   app.addHook('onRoute', (r) => {
-    for (const method of Array.isArray(r.method) ? r.method : [r.method]) routes.push({ method, url: r.url });
+    // A route of every Open API version is listed once per version, as clients call it.
+    const urls = r.url.includes(VERSION_SEGMENT) ? API_VERSIONS.map((v) => routeForVersion(r.url, v)) : [r.url];
+    for (const method of Array.isArray(r.method) ? r.method : [r.method])
+      for (const url of urls) routes.push({ method, url });
   });
 
   // Once the gateway stops, each answer closes its connection: a keep-alive connection whose request

@@ -155,6 +155,10 @@ describe('the node flags of the gateway child', () => {
   });
 
   it("leaves out a memory flag the user set, so the user's value holds", () => {
-    assert.deepEqual(gatewayExecArgv(['--max-semi-space-size=8']), ['--v8-pool-size=2', '--max-semi-space-size=8']);
+    assert.deepEqual(gatewayExecArgv(['--v8-pool-size=4']), ['--v8-pool-size=4']);
+    assert.deepEqual(gatewayExecArgv(['--v8-pool-size=4', '--max-semi-space-size=8']), [
+      '--v8-pool-size=4',
+      '--max-semi-space-size=8',
+    ]);
   });
 });

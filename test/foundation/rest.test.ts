@@ -474,6 +474,11 @@ describe('unknown paths', () => {
     ['GET', '/open-api/v2/rest/nothing'],
     ['GET', '/open-api/V2/rest/bridge/nothing'],
     ['GET', '/open-api/v3/rest/bridge'],
+    // The version segment is one parameter for every tree: only a whole served version matches it.
+    ['GET', '/open-api/v12/rest/bridge'],
+    ['GET', '/open-api/v1x/rest/bridge'],
+    ['GET', '/open-api/xv2/rest/bridge'],
+    ['GET', '/open-api/:version/rest/bridge'],
     ['GET', '/open-api/v2/bridge'],
     ['GET', '/favicon.ico'],
     ['GET', '/open-api/v2/rest/bridge/mute'],

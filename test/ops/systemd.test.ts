@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { GATEWAY_NODE_FLAGS } from '../../src/cli/supervisor.ts';
 import { ROOT } from '../helpers/cli.ts';
 
 const UNIT = join(ROOT, 'deploy', 'opencube.service');
@@ -44,6 +45,11 @@ describe('the systemd unit', () => {
       exec,
       /^\/usr\/bin\/node (--[a-z0-9-]+=[0-9]+ )*\/opt\/opencube\/bin\/opencube\.js start --no-supervise --data-dir \/var\/lib\/opencube$/,
     );
+    // The same node flags wherever the gateway is started for a box: the unit, `npm start`, the supervisor's child.
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+    const flagsOf = (command: string) => command.split(' ').filter((w) => w.startsWith('--') && w.includes('='));
+    assert.deepEqual(flagsOf(exec), [...GATEWAY_NODE_FLAGS], 'the unit gives node the flags');
+    assert.deepEqual(flagsOf(pkg.scripts.start), [...GATEWAY_NODE_FLAGS], 'npm start gives node the flags');
     assert.ok(existsSync(join(ROOT, 'bin', 'opencube.js')), 'the entry point it starts is in the repository');
     assert.equal(one('StateDirectory'), 'opencube', 'systemd makes /var/lib/opencube, owned by the user');
     for (const [key, value] of [

@@ -23,9 +23,7 @@ import { thirdPartyRoutes } from './routes/thirdparty.ts';
 import { ttsRoutes } from './routes/tts.ts';
 import { uiRoutes } from './routes/ui.ts';
 import type { OpenApiServices } from './services.ts';
-
-/** API versions served; every REST and stream path exists under each (COMPAT.md). */
-export const API_VERSIONS = ['v1', 'v2'] as const;
+import { API_VERSIONS, VERSION_SEGMENT } from './versions.ts';
 
 /** The modules of the Open API, in the order of the spec. A new module is one more line here. */
 const MODULES: readonly ((s: OpenApiServices, onClose: (fn: () => void) => void) => RouteSpec[])[] = [
@@ -95,23 +93,32 @@ export function openApiPlugin(opts: OpenApiOptions) {
       reply.code(404).send(fail(404, `not found: ${req.method} ${req.url.split('?')[0]}`));
     });
 
-    for (const version of API_VERSIONS) {
-      scope.register(
-        async (tree) => {
-          registerRoutes(tree, routes, version, {
-            verify: (t) => opts.services.tokens.verify(t) ?? undefined,
-            ...(opts.answerCheck ? { answerCheck: opts.answerCheck } : {}),
-          });
-        },
-        { prefix: `/${version}/rest` },
-      );
+    // The REST routes once for every version: one tree whose version segment is a path parameter
+    // that matches only a served version (registering each tree apart doubled the route work at
+    // every start, docs/benchmarks.md). The handler reads the version from it.
+    scope.register(
+      async (tree) => {
+        registerRoutes(tree, routes, {
+          verify: (t) => opts.services.tokens.verify(t) ?? undefined,
+          ...(opts.answerCheck ? { answerCheck: opts.answerCheck } : {}),
+        });
+      },
+      { prefix: `/${VERSION_SEGMENT}/rest` },
+    );
+    for (const version of API_VERSIONS)
       scope.register(streamRoute(opts.services.tokens, opts.stream, version), { prefix: `/${version}/sse` });
-    }
 
-    // The documents of this API, generated from the declarations (also in docs/).
-    const openapi = JSON.stringify(openApiDocument(routes));
-    const asyncapi = JSON.stringify(asyncApiDocument());
-    scope.get('/openapi.json', async (_req, reply) => reply.type('application/json; charset=utf-8').send(openapi));
-    scope.get('/asyncapi.json', async (_req, reply) => reply.type('application/json; charset=utf-8').send(asyncapi));
+    // The documents of this API, generated from the declarations (also in docs/) when first asked
+    // for: a start does not pay for them.
+    let openapi: string | undefined;
+    let asyncapi: string | undefined;
+    scope.get('/openapi.json', async (_req, reply) => {
+      openapi ??= JSON.stringify(openApiDocument(routes));
+      return reply.type('application/json; charset=utf-8').send(openapi);
+    });
+    scope.get('/asyncapi.json', async (_req, reply) => {
+      asyncapi ??= JSON.stringify(asyncApiDocument());
+      return reply.type('application/json; charset=utf-8').send(asyncapi);
+    });
   };
 }

@@ -110,13 +110,11 @@ export interface RegisterOptions {
 // than the `path: rule` form; the error catalog holds it once.
 const AUTH_INVALID = errorMessages[ErrorCode.AUTH_FAILED];
 
-/** Registers the routes in a scope (one API tree); `version` is that tree's segment. */
-export function registerRoutes(
-  app: FastifyInstance,
-  routes: readonly RouteSpec[],
-  version: string,
-  opts: RegisterOptions,
-): void {
+/**
+ * Registers the routes in a scope whose prefix has the path parameter `version` (every API tree at
+ * once, src/http/open-api/plugin.ts); a handler sees that segment as `version`, not among its params.
+ */
+export function registerRoutes(app: FastifyInstance, routes: readonly RouteSpec[], opts: RegisterOptions): void {
   for (const spec of routes) {
     const params = checker(spec.params ? { kind: 'object', fields: spec.params, open: true } : undefined, 'path');
     const query = checker(spec.query && { ...spec.query, open: true }, 'query');
@@ -138,8 +136,9 @@ export function registerRoutes(
           token = opts.verify(raw);
           if (!token) return sendEnvelope(reply, fail(401, AUTH_INVALID));
         }
+        const { version, ...pathParams } = req.params as Record<string, string>;
         const input = {
-          params: (req.params ?? {}) as Record<string, string>,
+          params: pathParams,
           query: (req.query ?? {}) as Record<string, unknown>,
           body: req.body === undefined || req.body === null ? {} : req.body,
         };
@@ -155,7 +154,7 @@ export function registerRoutes(
         const result = await spec.handle({
           ...input,
           token,
-          version,
+          version: version as string,
           baseUrl: `${req.protocol}://${req.host}`,
           req,
           reply,
