@@ -179,13 +179,15 @@ export function buildServer(log: Log, surfaces: readonly Surface[], opts: Server
   app.decorateReply('outcome', '');
   const onAnswered = opts.onAnswered;
   app.addHook('onResponse', (req, reply, done) => {
-    const url = req.routeOptions.url;
-    const route =
-      url === undefined
-        ? '(no route)'
-        : routeForVersion(url, (req.params as { version?: string } | undefined)?.version ?? '');
     const outcome = reply.outcome || String(reply.statusCode);
-    onAnswered?.(route, req.method, outcome);
+    if (onAnswered) {
+      const url = req.routeOptions.url;
+      const route =
+        url === undefined
+          ? '(no route)'
+          : routeForVersion(url, (req.params as { version?: string } | undefined)?.version ?? '');
+      onAnswered(route, req.method, outcome);
+    }
     // The URL may carry `?access_token=`: the logger takes it out.
     if (log.isLevelEnabled?.('debug'))
       log.debug(

@@ -136,26 +136,29 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteSpec[
           token = opts.verify(raw);
           if (!token) return sendEnvelope(reply, fail(401, AUTH_INVALID));
         }
-        const { version, ...pathParams } = req.params as Record<string, string>;
+        // Every request passes here (GET bridge is polled): no copies or arrays it does not need.
+        const path = req.params as Record<string, string>;
+        const version = path.version as string;
         const input = {
-          params: pathParams,
+          params: spec.params ? withoutVersion(path) : {},
           query: (req.query ?? {}) as Record<string, unknown>,
           body: req.body === undefined || req.body === null ? {} : req.body,
         };
-        const errors = [
-          ...(params?.(input.params) ?? []),
-          ...(query?.(input.query) ?? []),
-          ...(body?.(input.body) ?? []),
-        ];
+        const errors = [params?.(input.params), query?.(input.query), body?.(input.body)].flatMap((e) => e ?? []);
         if (errors.length > 0) return sendEnvelope(reply, fail(ErrorCode.INVALID_PARAMETERS, errors.join('; ')));
         // A handler that writes the envelope itself (a cached body, straight to the socket) writes a
         // success; a failure goes through sendEnvelope or sendFailure, which say so.
         if (spec.envelope !== false && !spec.produces) reply.outcome = '0';
         const result = await spec.handle({
-          ...input,
+          params: input.params,
+          query: input.query,
+          body: input.body,
           token,
-          version: version as string,
-          baseUrl: `${req.protocol}://${req.host}`,
+          version,
+          // Read by the few handlers that hand out a URL; worked out only for them.
+          get baseUrl() {
+            return `${req.protocol}://${req.host}`;
+          },
           req,
           reply,
         });
@@ -170,6 +173,13 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteSpec[
       },
     });
   }
+}
+
+/** A route's path parameters without the version segment, which handlers get as `version`. */
+function withoutVersion(path: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of Object.keys(path)) if (key !== 'version') out[key] = path[key] as string;
+  return out;
 }
 
 function sendEnvelope(reply: FastifyReply, body: { error: number }): FastifyReply {

@@ -11,5 +11,6 @@ export const VERSION_SEGMENT = `:version(^(?:${API_VERSIONS.join('|')})$)`;
  * segment written as the version (`/open-api/v1/rest/devices`), every other parameter kept.
  */
 export function routeForVersion(url: string, version: string): string {
-  return url.replace(VERSION_SEGMENT, version);
+  const at = url.indexOf(VERSION_SEGMENT);
+  return at < 0 ? url : url.slice(0, at) + version + url.slice(at + VERSION_SEGMENT.length);
 }
