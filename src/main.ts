@@ -45,10 +45,14 @@ async function safeMessage(err: unknown): Promise<string> {
 async function runGateway(settings: Settings): Promise<void> {
   // Before anything starts: a port in use or a data folder that is a file is one line, not a
   // stack trace after the simulated network started.
+  // The gateway's code loads while the checks wait on the file system and the network; nothing
+  // of it runs before they pass (a module's top level builds no service).
+  const gatewayModule = import('./gateway.ts');
+  gatewayModule.catch(() => {}); // a failed check exits first; the load's own failure is reported below
   const preflight = await import('./cli/preflight.ts');
   const problem = await preflight.checkStart(settings);
   if (problem) startFailed(problem, CONFIG_EXIT_CODE);
-  const { createGateway } = await import('./gateway.ts');
+  const { createGateway } = await gatewayModule;
   type Gateway = ReturnType<typeof createGateway>;
   /** What the process does now: a stop waits for a restart under way, then stops what it built. */
   let turn: Promise<void> = Promise.resolve();
