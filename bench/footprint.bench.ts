@@ -25,7 +25,7 @@ import { ensureBuilt } from '../scripts/build.mjs';
 import { report } from './lib.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 20_000);
 const PATH = '/open-api/v2/rest/bridge';
 const MB = 1024 * 1024;

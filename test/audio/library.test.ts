@@ -48,3 +48,14 @@ test('a file cut after its header refuses that sound with the reason when it is 
     ['doorbell1'],
   );
 });
+
+test('a file removed after the start refuses that sound with the reason when it is played (files are read at first play)', (t) => {
+  const dir = copyOfSounds(t);
+  const library = new SoundLibrary(dir);
+  unlinkSync(join(dir, soundFile('sound', 'alarm1')));
+  const clock = new ManualClock();
+  const arbiter = new AudioArbiter({ sink: new RecordingSink(clock), clock, library, volume: 100 });
+  const refused = arbiter.play({ layer: 'sound', name: 'alarm1' });
+  assert.match(refused.ok ? '' : refused.reason, /^sound "alarm1": cannot read .*alarm1.*ENOENT/);
+  assert.equal(arbiter.play({ layer: 'sound', name: 'alarm2' }).ok, true);
+});
