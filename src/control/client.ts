@@ -1,10 +1,12 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 
 /** Whether something listens on the unix socket at `path` (a gateway running on its data folder). */
 export function socketAnswers(path: string): Promise<boolean> {
+  // No socket file, nobody listening: no connection attempt (this runs at every start).
+  if (!existsSync(path)) return Promise.resolve(false);
   return new Promise((done) => {
     const socket = connect(path);
     socket.once('connect', () => {
