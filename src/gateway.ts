@@ -328,9 +328,10 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     try {
       // Loaded only when on: nothing of matter.js is in a gateway that does not use it.
       const { startMatter } = await import('./integrations/matter/index.ts');
+      const name = settings.name;
       matter = await startMatter({
         ...settings.matter,
-        gatewayName: settings.name,
+        gatewayName: name,
         version: pkg.version,
         db,
         registry,
@@ -338,6 +339,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
         bus,
         log,
       });
+      // A rename while it started reached no bridge yet.
+      if (settings.name !== name) await matter.rename(settings.name);
     } finally {
       matterStarting = false;
     }
@@ -397,9 +400,12 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     setSetting: (key: string, value: unknown) => {
       const was = setLive(settings, kv, key, value);
       // The beeps read their switches and volume from `settings` each time; the name is read by
-      // G-bridge (cached), the token requests' host check and mDNS, which advertises it afresh.
+      // G-bridge (cached), the token requests' host check and mDNS, which advertises it afresh, and
+      // the Home Assistant and Matter bridges show it at once.
       if (key === 'name') {
         infoCache = undefined;
+        homeassistant?.rename(settings.name);
+        matter?.rename(settings.name).catch((err) => log.warn({ err }, 'matter: the new name could not be set'));
         if (mdns) {
           const running = mdns;
           mdns = undefined;
@@ -471,7 +477,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   let mdns: MdnsHandle | undefined;
   // A rename re-advertises: one stop-and-start at a time, and stop() waits for the last.
   let mdnsTurns: Promise<unknown> = Promise.resolve();
-  let homeassistant: { stop(): Promise<void> } | undefined;
+  let homeassistant: { stop(): Promise<void>; rename(name: string): void } | undefined;
   let stopping: Promise<void> | undefined;
   let wrotePid = false;
 

@@ -9,6 +9,7 @@ import { rmSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { type Broker, startBroker } from '../../src/drivers/zigbee-sim/index.ts';
 import { loadSettings } from '../../src/settings/index.ts';
+import { consoleClient } from '../console/client.ts';
 import { spawnCli } from '../helpers/cli.ts';
 import { call, listDevices, rest, startGateway, tempDir } from '../helpers/foundation.ts';
 import { recordingLog } from '../helpers/log.ts';
@@ -122,6 +123,39 @@ describe('configs left over', () => {
     await ha.waitFor(() => !ha.retained.has(stale), 'the stale config cleared');
     await ha.waitForState('opencube/bridge/availability', (p) => p === 'online');
     assert.equal(ha.retained.get(other), cfg, "another bridge's config is left alone");
+  });
+});
+
+describe('renaming', () => {
+  test("the gateway renamed in the console is renamed in Home Assistant at once (its device's retained config), and keeps the name after a broker restart", async (t) => {
+    const broker = await startMosquitto();
+    t.after(() => broker.stop());
+    const g = await startGateway({
+      overrides: { name: 'Old cube', homeassistant: { enabled: true, mqtt_url: broker.url } },
+      gatewayOptions: fast,
+    });
+    t.after(() => g.stop());
+    const ha = await HaClient.connect(broker.url);
+    t.after(() => ha.close());
+    const topic = 'homeassistant/binary_sensor/opencube/bridge_connection/config';
+    const deviceName = () => {
+      const json = ha.retained.get(topic);
+      return json ? (JSON.parse(json) as { device: { name: string } }).device.name : undefined;
+    };
+    await ha.waitFor(() => deviceName() === 'Old cube', 'the bridge device under its first name');
+
+    await g.gateway.setConsolePassword('rename password');
+    const c = consoleClient(g.url);
+    assert.equal((await c.login('rename password')).status, 200);
+    const set = await c.call('PUT', '/settings/name', { value: 'Hall cube' });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    await ha.waitFor(() => deviceName() === 'Hall cube', 'the bridge device renamed');
+
+    await broker.restart();
+    ha.forgetRetained();
+    await ha.waitFor(() => deviceName(), 'the bridge device config again after the restart');
+    assert.equal(deviceName(), 'Hall cube');
+    assert.deepEqual(ha.problems(), []);
   });
 });
 

@@ -201,6 +201,10 @@ test(
 test('renaming a device renames it on the controller; removing it removes its endpoint', opts, () => {
   const s = scenario();
   assert.equal(s.renamed, 'Hall light');
+  // The gateway itself renamed in the console: the bridge's node label follows without a restart.
+  assert.notEqual(s.bridgeLabelBefore, 'Hall cube');
+  assert.equal(s.gatewayRenamed, 200);
+  assert.equal(s.bridgeLabelAfter, 'Hall cube');
   assert.equal(s.doorInPartsBefore, true);
   assert.equal(s.doorGone, true);
 });

@@ -622,6 +622,25 @@ try {
   seen.doorGone = await until('the door leaving the controller', () => !aggregatorParts().includes(doorNumber));
   events.close();
 
+  // The gateway renamed in the console: the bridge's own name on the controller follows at once
+  // (before the restart below, while the controller's subscription is the first one).
+  const passwd = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'passwd', '--data-dir', dataDir], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    input: 'matter-console-password\n',
+  });
+  if (passwd.status !== 0) throw new Error(`opencube passwd: ${passwd.stderr}`);
+  const { consoleClient } = await import('../console/client.ts');
+  const web = consoleClient(`http://127.0.0.1:${PORT}`);
+  await web.login('matter-console-password');
+  const bridgeLabel = () => (peer as any).stateOf('basicInformation').nodeLabel as string;
+  seen.bridgeLabelBefore = bridgeLabel();
+  seen.gatewayRenamed = (await web.call('PUT', '/settings/name', { value: 'Hall cube' })).status;
+  seen.bridgeLabelAfter = await until('the bridge renamed on the controller', () =>
+    bridgeLabel() === 'Hall cube' ? bridgeLabel() : undefined,
+  );
+
   // A restart: the same fabric, the same endpoint, commands still go through.
   const lightNumber = Number(lightEp.number);
   seen.exitBeforeRestart = await stopGateway();
@@ -649,16 +668,6 @@ try {
   events2.close();
 
   // The console lists the controller and removes it: the bridge can be added afresh.
-  const passwd = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'passwd', '--data-dir', dataDir], {
-    cwd: ROOT,
-    env,
-    encoding: 'utf8',
-    input: 'matter-console-password\n',
-  });
-  if (passwd.status !== 0) throw new Error(`opencube passwd: ${passwd.stderr}`);
-  const { consoleClient } = await import('../console/client.ts');
-  const web = consoleClient(`http://127.0.0.1:${PORT}`);
-  await web.login('matter-console-password');
   const status = (await web.call('GET', '/matter')).body;
   seen.console = {
     enabled: status.enabled,

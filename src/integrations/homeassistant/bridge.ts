@@ -70,10 +70,13 @@ export class HomeAssistantBridge {
   private readonly configTopics = new Set<string>();
   private readonly feed: CameraFeed;
   private unsubscribe?: () => void;
+  /** The name of the gateway's own device in Home Assistant: the gateway's, also after a rename. */
+  private gatewayName: string;
 
   constructor(private readonly opts: BridgeOptions) {
     this.topics = new Topics(opts);
     this.origin = { name: 'opencube', sw_version: opts.version };
+    this.gatewayName = opts.gatewayName;
     this.configTopics.add(bridgeDiscovery(this.topics, this.origin, opts.gatewayName).topic);
     this.feed = new CameraFeed({
       snapshot: opts.snapshot,
@@ -99,6 +102,16 @@ export class HomeAssistantBridge {
     for (const d of this.opts.registry.list()) this.sync(d.serial_number);
     this.unsubscribe = this.opts.bus.subscribe((e) => this.event(e));
     this.conn.start();
+  }
+
+  /**
+   * The gateway was renamed (the console): its device in Home Assistant takes the new name at once
+   * (its retained config again; a broker out of reach gets it with everything at the reconnect).
+   */
+  rename(name: string): void {
+    this.gatewayName = name;
+    const bridge = bridgeDiscovery(this.topics, this.origin, name);
+    this.retained(bridge.topic, JSON.stringify(bridge.config));
   }
 
   /** Stops following, lets commands under way finish, marks the bridge offline and disconnects. */
@@ -132,7 +145,7 @@ export class HomeAssistantBridge {
   /** Every config, availability and state, sent whatever was sent before. */
   private publishAll(): void {
     this.retained(this.topics.bridgeAvailability, 'online', true);
-    const bridge = bridgeDiscovery(this.topics, this.origin, this.opts.gatewayName);
+    const bridge = bridgeDiscovery(this.topics, this.origin, this.gatewayName);
     this.retained(bridge.topic, JSON.stringify(bridge.config), true);
     for (const serial of this.known.keys()) this.publishDevice(serial, true);
     // Pictures are not retained: a Home Assistant that (re)reads the configs gets one now.

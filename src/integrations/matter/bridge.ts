@@ -143,6 +143,12 @@ export class MatterBridge {
     o.log.info({ port: o.port, devices: this.known.size }, 'matter: bridge started');
   }
 
+  /** The gateway was renamed: controllers read the new name from the bridge's node label. */
+  async rename(name: string): Promise<void> {
+    if (this.stopped || !this.node) return;
+    await this.node.set({ basicInformation: { nodeLabel: clip(name) } } as never);
+  }
+
   /** Stops following the registry, lets commands and changes under way finish, closes the node. */
   async stop(): Promise<void> {
     this.stopped = true;

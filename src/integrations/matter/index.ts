@@ -34,6 +34,8 @@ export interface MatterHandle {
   /** The QR code controllers scan, as an SVG image. */
   qrSvg(): string;
   removeFabric(index: number): Promise<boolean>;
+  /** The gateway was renamed: the bridge's node label (the name controllers read) follows at once. */
+  rename(name: string): Promise<void>;
   stop(): Promise<void>;
 }
 
