@@ -3,11 +3,11 @@
  * by itself on the same port with its data; a gateway that crashes at every start is tried five
  * times, then the supervisor gives up with one message; one that cannot start as configured
  * (exit code 78) is not tried again; a gateway whose supervisor died stops
- * rather than hold the port and the data folder. (The delays between restarts are tested
+ * rather than hold the port and the data folder; the supervisor loads nothing of the gateway. (The delays between restarts are tested
  * without waiting in supervisor-policy.test.ts; here the real ones pass: 1 s, then 2, 4, 8.)
  */
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { alive, type CliProcess, freePort, ROOT, runCli, spawnCli, startArgs } from '../helpers/cli.ts';
@@ -141,4 +141,39 @@ it('stops the gateway when its supervisor is killed, freeing the port and the da
   await eventually(() => !alive(gateway), 15_000, 'the orphaned gateway stopped');
   assert.equal(readPid(dir), null, 'it stopped cleanly: its pid file is removed');
   await assert.rejects(fetch(`http://127.0.0.1:${port}/open-api/v2/rest/bridge`), 'nothing listens any more');
+});
+
+it("loads nothing of the gateway in the supervisor: its code and the store's library are in the gateway process only", async (t) => {
+  const dir = tempDir();
+  const port = await freePort();
+  const recorder = join(ROOT, 'test', 'fixtures', 'cli', 'record-modules.mjs');
+  const proc = spawnCli(quietArgs(port, dir), {
+    compiled: true,
+    nodeArgs: ['--import', recorder],
+    env: { RECORD_MODULES_DIR: dir },
+  });
+  const pids = new Set<number>();
+  t.after(() => cleanup(proc, pids, dir));
+  await proc.waitForOutput(/opencube listening on/);
+  const gateway = readPid(dir) as number;
+  pids.add(gateway);
+  process.kill(proc.child.pid as number, 'SIGTERM');
+  await proc.exited;
+  await eventually(() => !alive(gateway), 15_000, 'the gateway stopped');
+  const modules = (pid: number) => JSON.parse(readFileSync(join(dir, `modules-${pid}.json`), 'utf8')) as string[];
+  const gatewayCode = (urls: string[]) => urls.filter((u) => /\/dist\/chunks\/gateway-|\/better-sqlite3\//.test(u));
+  assert.deepEqual(
+    readdirSync(dir)
+      .filter((f) => f.startsWith('modules-'))
+      .sort(),
+    [`modules-${proc.child.pid}.json`, `modules-${gateway}.json`].sort(),
+    'the supervisor and its gateway each recorded what they loaded',
+  );
+  const supervisor = modules(proc.child.pid as number);
+  assert.ok(
+    supervisor.some((u) => u.endsWith('/dist/main.js')),
+    'the supervisor ran the compiled command',
+  );
+  assert.deepEqual(gatewayCode(supervisor), [], 'nothing of the gateway in the supervisor');
+  assert.notDeepEqual(gatewayCode(modules(gateway)), [], 'the gateway process loaded it');
 });

@@ -16,10 +16,13 @@ const BIN = join(ROOT, 'bin', 'opencube.js');
 export interface CliOptions {
   env?: Record<string, string>;
   compiled?: boolean;
+  /** Node's own flags, before the script (e.g. `--import` of a recorder). */
+  nodeArgs?: string[];
 }
 
 function cliArgv(args: string[], opts: CliOptions): string[] {
-  return opts.compiled ? [BIN, ...args] : ['--import', 'tsx', MAIN, ...args];
+  const node = opts.nodeArgs ?? [];
+  return opts.compiled ? [...node, BIN, ...args] : [...node, '--import', 'tsx', MAIN, ...args];
 }
 
 export interface CliResult {
