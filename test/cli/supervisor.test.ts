@@ -10,7 +10,16 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import { alive, type CliProcess, freePort, ROOT, runCli, spawnCli, startArgs } from '../helpers/cli.ts';
+import {
+  alive,
+  type CliOptions,
+  type CliProcess,
+  freePort,
+  ROOT,
+  runCli,
+  spawnCli,
+  startArgs,
+} from '../helpers/cli.ts';
 import { call, eventually, rest, tempDir, waitForValue } from '../helpers/foundation.ts';
 
 function readPid(dir: string): number | null {
@@ -37,6 +46,22 @@ function cleanup(proc: CliProcess, pids: Set<number>, dir: string): void {
     }
   }
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** A supervised gateway on a data folder of its own, killed after the test; resolves once it listens. */
+async function startSupervised(
+  t: { after(fn: () => void): void },
+  dir = tempDir(),
+  opts: CliOptions = {},
+): Promise<{ dir: string; port: number; proc: CliProcess; gateway: number }> {
+  const port = await freePort();
+  const proc = spawnCli(quietArgs(port, dir), opts);
+  const pids = new Set<number>();
+  t.after(() => cleanup(proc, pids, dir));
+  await proc.waitForOutput(/opencube listening on/);
+  const gateway = readPid(dir) as number;
+  pids.add(gateway);
+  return { dir, port, proc, gateway };
 }
 
 /** A token obtained the way a client does: poll, `opencube link`, poll again. */
@@ -128,15 +153,7 @@ it('does not start again a gateway that cannot start as configured: one line, ex
 });
 
 it('stops the gateway when its supervisor is killed, freeing the port and the data folder', async (t) => {
-  const dir = tempDir();
-  const port = await freePort();
-  const proc = spawnCli(quietArgs(port, dir));
-  const pids = new Set<number>();
-  t.after(() => cleanup(proc, pids, dir));
-
-  await proc.waitForOutput(/opencube listening on/);
-  const gateway = readPid(dir) as number;
-  pids.add(gateway);
+  const { dir, port, proc, gateway } = await startSupervised(t);
   process.kill(proc.child.pid as number, 'SIGKILL');
   await eventually(() => !alive(gateway), 15_000, 'the orphaned gateway stopped');
   assert.equal(readPid(dir), null, 'it stopped cleanly: its pid file is removed');
@@ -144,19 +161,13 @@ it('stops the gateway when its supervisor is killed, freeing the port and the da
 });
 
 it("loads nothing of the gateway in the supervisor: its code and the store's library are in the gateway process only", async (t) => {
-  const dir = tempDir();
-  const port = await freePort();
   const recorder = join(ROOT, 'test', 'fixtures', 'cli', 'record-modules.mjs');
-  const proc = spawnCli(quietArgs(port, dir), {
+  const folder = tempDir();
+  const { dir, proc, gateway } = await startSupervised(t, folder, {
     compiled: true,
     nodeArgs: ['--import', recorder],
-    env: { RECORD_MODULES_DIR: dir },
+    env: { RECORD_MODULES_DIR: folder },
   });
-  const pids = new Set<number>();
-  t.after(() => cleanup(proc, pids, dir));
-  await proc.waitForOutput(/opencube listening on/);
-  const gateway = readPid(dir) as number;
-  pids.add(gateway);
   process.kill(proc.child.pid as number, 'SIGTERM');
   await proc.exited;
   await eventually(() => !alive(gateway), 15_000, 'the gateway stopped');
