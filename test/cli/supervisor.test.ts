@@ -2,9 +2,10 @@
  * The supervisor of `opencube start` with real processes: a gateway killed with SIGKILL comes back
  * by itself on the same port with its data; a gateway that crashes at every start is tried five
  * times, then the supervisor gives up with one message; one that cannot start as configured
- * (exit code 78) is not tried again; a gateway whose supervisor died stops
- * rather than hold the port and the data folder; the supervisor loads nothing of the gateway. (The delays between restarts are tested
- * without waiting in supervisor-policy.test.ts; here the real ones pass: 1 s, then 2, 4, 8.)
+ * (exit code 78) is not tried again; a gateway whose supervisor died stops rather than hold the
+ * port and the data folder; the supervisor loads nothing of the gateway. (The delays between
+ * restarts are tested without waiting in supervisor-policy.test.ts; here the real ones pass: 1 s,
+ * then 2, 4, 8.)
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
