@@ -6,7 +6,8 @@
  * time it is played (reading all 23, about 1 MB kept in memory, and decoding them took a few
  * percent of the gateway's start-up).
  */
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { readHead } from '../../lib/file-head.ts';
 import { fromPackageRoot } from '../../lib/package-root.ts';
 import { type Pcm, resample, SAMPLE_RATE } from './pcm.ts';
 import { soundDesigns, soundFile } from './sound-designs.ts';
@@ -14,17 +15,6 @@ import { decodeWav, looksLikeWav } from './wav.ts';
 
 /** What looksLikeWav reads: `RIFF`, the size, `WAVE`. */
 const WAV_HEADER_BYTES = 12;
-
-/** The first `n` bytes of a file (fewer if it is shorter). */
-function readHead(file: string, n: number): Buffer {
-  const fd = openSync(file, 'r');
-  try {
-    const head = Buffer.alloc(n);
-    return head.subarray(0, readSync(fd, head, 0, n, 0));
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** assets/sounds/ of this installation. */
 export const SOUNDS_DIR = fromPackageRoot('assets', 'sounds');

@@ -9,8 +9,9 @@
  * The store there was is kept as `gateway.db.before-restore` (with its -wal), so a restore can be
  * undone by hand. A file refused changes nothing.
  */
-import { closeSync, copyFileSync, existsSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { readHead } from '../../lib/file-head.ts';
 import { type Db, migrate } from '../../store/db.ts';
 import {
   BACKUP_FORMAT,
@@ -49,17 +50,11 @@ function refuse(message: string): RestoreCheck {
 }
 
 function readHeader(file: string, name: string): Buffer | string {
-  let fd: number | undefined;
   try {
     if (!statSync(file).isFile()) return `${name} is not a file`;
-    fd = openSync(file, 'r');
-    const head = Buffer.alloc(100);
-    const n = readSync(fd, head, 0, 100, 0);
-    return head.subarray(0, n);
+    return readHead(file, 100);
   } catch (err) {
     return `cannot read ${name}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 
