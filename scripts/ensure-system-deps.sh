@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the camera tests need, when they are missing: GStreamer's RTSP
-# server for Python (the test cameras), the plugins that encode H.264 (x264, ugly), H.265 (x265,
-# bad) and Motion JPEG (good), and ffmpeg (snapshots and live view of RTSP cameras).
+# Installs the Debian packages the camera and Home Assistant tests need, when they are missing:
+# GStreamer's RTSP server for Python (the test cameras), the plugins that encode H.264 (x264,
+# ugly), H.265 (x265, bad) and Motion JPEG (good), ffmpeg (snapshots and live view of RTSP
+# cameras), and mosquitto (the broker users run beside Home Assistant).
 # Usage: scripts/ensure-system-deps.sh [--check]   (--check only reports what is missing)
 # Exits 0 when everything is present, non-zero with one plain line naming what could not be had.
 set -uo pipefail
@@ -14,6 +15,7 @@ packages=(
   gstreamer1.0-plugins-ugly
   gstreamer1.0-plugins-bad
   ffmpeg
+  mosquitto
 )
 
 missing=()

@@ -6,32 +6,13 @@
  * tests fail with its plain message.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-let depsChecked: string | undefined;
-
-/**
- * Installs the Debian packages of the camera tests when missing (once per process; a lock keeps
- * two test processes from running apt-get together). Fails the test with the reason otherwise.
- */
-export function ensureSystemDeps(): void {
-  if (depsChecked === undefined) {
-    const r = spawnSync('flock', ['/tmp/opencube-system-deps.lock', 'bash', 'scripts/ensure-system-deps.sh'], {
-      encoding: 'utf8',
-      timeout: 900_000,
-    });
-    depsChecked =
-      r.status === 0
-        ? ''
-        : `${(r.stdout || '').trim() || (r.stderr || '').trim() || r.error?.message || 'scripts/ensure-system-deps.sh failed'}`;
-  }
-  if (depsChecked !== '') assert.fail(`the camera tests cannot run: ${depsChecked}`);
-}
+import { ensureSystemDeps } from '../helpers/system-deps.ts';
 
 export type RtspAuth = 'none' | 'basic' | 'digest';
 

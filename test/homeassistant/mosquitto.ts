@@ -9,6 +9,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../helpers/cli.ts';
+import { ensureSystemDeps } from '../helpers/system-deps.ts';
 
 const MOSQUITTO = '/usr/sbin/mosquitto';
 
@@ -37,6 +38,7 @@ export async function startMosquitto(
   auth?: { user: string; password: string },
   extra: string[] = [],
 ): Promise<Mosquitto> {
+  ensureSystemDeps();
   const dir = mkdtempSync(join(tmpdir(), 'opencube-mosquitto-'));
   // Started as root, mosquitto runs as the `mosquitto` user: it must be able to read its files.
   chmodSync(dir, 0o755);
