@@ -65,6 +65,14 @@ export interface Settings {
     live_fps: number;
     max_viewers: number;
   };
+  history: {
+    enabled: boolean;
+    batch_seconds: number;
+    raw_days: number;
+    five_minute_days: number;
+    hourly_days: number;
+    logbook_days: number;
+  };
   homeassistant: {
     enabled: boolean;
     mqtt_url: string;

@@ -1,0 +1,172 @@
+/**
+ * The arithmetic of roll-ups. A numeric series is a step signal: each reported value stands
+ * until the next report (sensors report on change), for at most HOLD_MS (a device silent for
+ * longer is unknown), and a gap (NaN: the device went offline or was removed) ends it. A slot's
+ * min and max are those of the signal over the slot (a value carried in from before counts); its
+ * mean is weighted by time; `n` counts the reports made in it. Energy comes from the same signal:
+ * power integrated over time, or the rises of a meter's counter.
+ */
+import type { Bucket, Samples } from './codec.ts';
+
+export const MINUTE = 60_000;
+export const HOUR = 3_600_000;
+export const DAY = 86_400_000;
+/** How long a value stands for the state when nothing follows it. */
+export const HOLD_MS = 2 * HOUR;
+
+/** The last sample before a window (v NaN: a gap). */
+export interface Carry {
+  t: number;
+  v: number;
+}
+
+interface Acc {
+  n: number;
+  cov: number;
+  sum: number;
+  sampleSum: number;
+  min: number;
+  max: number;
+}
+
+/**
+ * Roll-ups of the signal of `s` (with `carry` before it) over `slots` slots of `width` ms from
+ * `start`; the signal is known up to `until` (now, for a window still open).
+ */
+export function rollUp(
+  s: Samples,
+  carry: Carry | undefined,
+  start: number,
+  width: number,
+  slots: number,
+  until = start + width * slots,
+  hold = HOLD_MS,
+): (Bucket | undefined)[] {
+  const end = Math.min(start + width * slots, until);
+  const acc: (Acc | undefined)[] = new Array(slots);
+  const slot = (i: number): Acc => {
+    let a = acc[i];
+    if (!a) {
+      a = { n: 0, cov: 0, sum: 0, sampleSum: 0, min: Number.POSITIVE_INFINITY, max: Number.NEGATIVE_INFINITY };
+      acc[i] = a;
+    }
+    return a;
+  };
+  const segment = (from: number, to: number, v: number) => {
+    let a = Math.max(from, start);
+    const b = Math.min(to, end);
+    while (a < b) {
+      const i = Math.floor((a - start) / width);
+      const e = Math.min(b, start + (i + 1) * width);
+      const x = slot(i);
+      x.cov += e - a;
+      x.sum += v * (e - a);
+      if (v < x.min) x.min = v;
+      if (v > x.max) x.max = v;
+      a = e;
+    }
+  };
+  let prevT = carry?.t ?? Number.NaN;
+  let prevV = carry?.v ?? Number.NaN;
+  for (let k = 0; k < s.t.length; k++) {
+    const t = s.t[k] as number;
+    const v = s.v[k] as number;
+    if (!Number.isNaN(prevV)) segment(prevT, Math.min(t, prevT + hold), prevV);
+    if (t >= start && t < end && !Number.isNaN(v)) {
+      const x = slot(Math.floor((t - start) / width));
+      x.n++;
+      x.sampleSum += v;
+      if (v < x.min) x.min = v;
+      if (v > x.max) x.max = v;
+    }
+    prevT = t;
+    prevV = v;
+  }
+  if (!Number.isNaN(prevV)) segment(prevT, prevT + hold, prevV);
+  return acc.map((a) =>
+    a ? { n: a.n, cov: a.cov, min: a.min, max: a.max, mean: a.cov > 0 ? a.sum / a.cov : a.sampleSum / a.n } : undefined,
+  );
+}
+
+/** One bucket from several (a coarser resolution): covered times add up, the mean is weighted by them. */
+export function mergeBuckets(list: readonly (Bucket | undefined)[]): Bucket | undefined {
+  let n = 0;
+  let cov = 0;
+  let sum = 0;
+  let plain = 0;
+  let count = 0;
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const b of list) {
+    if (!b) continue;
+    count++;
+    n += b.n;
+    cov += b.cov;
+    sum += b.mean * b.cov;
+    plain += b.mean;
+    if (b.min < min) min = b.min;
+    if (b.max > max) max = b.max;
+  }
+  if (count === 0) return undefined;
+  return { n, cov, min, max, mean: cov > 0 ? sum / cov : plain / count };
+}
+
+/** Energy (Wh) per slot from a power signal: the mean times the covered time; `toWatts` converts the series' unit. */
+export function powerAmounts(
+  s: Samples,
+  carry: Carry | undefined,
+  start: number,
+  width: number,
+  slots: number,
+  toWatts: number,
+  until?: number,
+): (number | undefined)[] {
+  return rollUp(s, carry, start, width, slots, until).map((b) => (b ? (b.mean * b.cov * toWatts) / HOUR : undefined));
+}
+
+/**
+ * Energy (Wh) per slot from a meter's counter: each rise from one reading to the next, spread
+ * evenly over the time between them within the window (a meter silent since before the window
+ * has its rise counted from the window's start). A counter that goes down was reset: the new
+ * reading is what was used since. Gaps do not break the counter: it goes on where it was.
+ */
+export function counterAmounts(
+  s: Samples,
+  carry: Carry | undefined,
+  start: number,
+  width: number,
+  slots: number,
+  toWh: number,
+): (number | undefined)[] {
+  const end = start + width * slots;
+  const out: (number | undefined)[] = new Array(slots).fill(undefined);
+  let prevT = carry && !Number.isNaN(carry.v) ? carry.t : Number.NaN;
+  let prevV = carry && !Number.isNaN(carry.v) ? carry.v : Number.NaN;
+  for (let k = 0; k < s.t.length; k++) {
+    const t = s.t[k] as number;
+    const v = s.v[k] as number;
+    if (Number.isNaN(v)) continue;
+    if (t >= start && t < end && !Number.isNaN(prevV)) {
+      const used = (v >= prevV ? v - prevV : v) * toWh;
+      const from = Math.max(prevT, start);
+      if (t <= from) {
+        const i = Math.floor((t - start) / width);
+        out[i] = (out[i] ?? 0) + used;
+      } else {
+        let a = from;
+        while (a < t) {
+          const i = Math.floor((a - start) / width);
+          const e = Math.min(t, start + (i + 1) * width);
+          out[i] = (out[i] ?? 0) + (used * (e - a)) / (t - from);
+          a = e;
+        }
+      }
+    } else if (t >= start && t < end) {
+      const i = Math.floor((t - start) / width);
+      out[i] ??= 0;
+    }
+    prevT = t;
+    prevV = v;
+  }
+  return out;
+}
