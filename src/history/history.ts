@@ -19,7 +19,7 @@ import { GATEWAY_EVENTS, Recorder } from './recorder.ts';
 import { HOUR } from './rollup.ts';
 import { SeriesIndex } from './series.ts';
 import { querySeries, type SeriesAnswer, type SeriesArgs } from './series-query.ts';
-import { HistoryStore } from './store.ts';
+import { EVENT_SEQ, HistoryStore } from './store.ts';
 import { startTiming } from './timing.ts';
 import { COMPACTED_UNTIL, Upkeep } from './upkeep.ts';
 import { hostTimeZone, isTimeZone, Zone } from './zone.ts';
@@ -120,11 +120,18 @@ export class History {
     this.started = true;
     const timing = startTiming();
     this.index.load();
+    const batches = this.store.batches();
     const stored = this.store.meta(COMPACTED_UNTIL);
     if (stored !== undefined) this.recent.compactedUntil = stored;
+    else {
+      // The first start (or the first before any hour ended): nothing is rolled up before the first value.
+      const first = batches.reduce((m, b) => Math.min(m, b.first), this.opts.clock.now());
+      this.recent.compactedUntil = Math.floor(first / HOUR) * HOUR;
+      this.store.setMeta(COMPACTED_UNTIL, this.recent.compactedUntil);
+    }
     const cu = this.recent.compactedUntil;
     let count = 0;
-    for (const b of this.store.batches()) {
+    for (const b of batches) {
       if (b.last < cu) continue;
       const values = decodeBatch(b.data, b.first, { s: [], t: [], v: [] });
       for (let i = 0; i < values.s.length; i++) {
@@ -137,8 +144,24 @@ export class History {
     }
     this.upkeep.loadCarries();
     this.opts.observe?.({ kind: 'replay', count, ...timing() });
-    if (this.opts.settings.enabled) this.unsubscribe = this.opts.bus.subscribe(this.recorder.onEvent);
+    if (this.opts.settings.enabled) {
+      // The values that stood when the gateway last wrote something end there (a stop without a
+      // kill wrote its own ends); what the devices hold now stands from now.
+      this.recorder.gapAll(this.lastActive());
+      this.unsubscribe = this.opts.bus.subscribe(this.recorder.onEvent);
+      for (const d of this.opts.devices.list()) this.recorder.seed(d.serial_number);
+    }
     this.upkeep.start();
+  }
+
+  /** The last time the store shows the gateway recording: its last batch, roll-up or logbook entry. */
+  private lastActive(): number {
+    let t = this.recent.compactedUntil;
+    for (const id of this.recent.seriesBefore(Number.POSITIVE_INFINITY)) {
+      const last = this.recent.last(id);
+      if (last && last.t > t) t = last.t;
+    }
+    return Math.max(t, Math.floor(this.store.lastEventId() / EVENT_SEQ));
   }
 
   /** Stops recording, writes the batch under way, and waits for the upkeep step under way. */
@@ -147,6 +170,7 @@ export class History {
     this.started = false;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    this.recorder.gapAll(this.opts.clock.now());
     this.recorder.flush();
     await this.upkeep.stop();
     this.recorder.flush();
@@ -256,6 +280,7 @@ export class History {
     const a = this.exclusionArgs(input);
     if (!a.ok) return a;
     this.index.exclude(a.value.serial_number, a.value.capability ?? '');
+    this.recorder.excluded(a.value.serial_number, a.value.capability);
     return { ok: true, value: this.exclusions() };
   }
 
@@ -264,6 +289,7 @@ export class History {
     const a = this.exclusionArgs(input);
     if (!a.ok) return a;
     this.index.include(a.value.serial_number, a.value.capability);
+    if (this.started && this.opts.settings.enabled) this.recorder.seed(a.value.serial_number);
     return { ok: true, value: this.exclusions() };
   }
 

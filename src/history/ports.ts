@@ -24,11 +24,15 @@ export interface HistoryDevice {
   serial_number: string;
   name: string;
   capabilities: readonly CapabilityObject[];
+  /** Its current state (what a value that stands across a restart or an outage is read from). */
+  state: Record<string, unknown>;
+  online: boolean;
 }
 
-/** The device registry: which devices exist, their names and capabilities. */
+/** The device registry: which devices exist, their names, capabilities and states. */
 export interface HistoryDevices {
   get(serial: string): HistoryDevice | undefined;
+  list(): readonly HistoryDevice[];
 }
 
 /** The `history.*` settings (src/settings/schema.ts). */

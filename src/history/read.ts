@@ -7,7 +7,7 @@ import type { Clock } from '../lib/clock.ts';
 import { type Bucket, decodeAmounts, decodeBuckets, decodeSamples, type Samples, sampleCount } from './codec.ts';
 import type { Recent } from './recent.ts';
 import type { Recorder } from './recorder.ts';
-import { type Carry, counterAmounts, DAY, HOLD_MS, HOUR, MINUTE, powerAmounts, rollUp } from './rollup.ts';
+import { type Carry, counterAmounts, DAY, HOUR, MINUTE, powerAmounts, rollUp } from './rollup.ts';
 import type { SeriesIndex, SeriesInfo } from './series.ts';
 import { type HistoryStore, rowKey } from './store.ts';
 import type { Retention } from './upkeep.ts';
@@ -73,9 +73,24 @@ export function rawValues(
       samples.v.push(all.v[i] as number);
     }
   }
-  // A value older than HOLD_MS no longer stands (rollup.ts).
-  if (before && before.t + HOLD_MS <= from) before = undefined;
-  return { samples, before };
+  before ??= lastBefore(ctx, s, Math.min(firstHour * HOUR, cu));
+  return { samples, before: before && !Number.isNaN(before.v) ? before : undefined };
+}
+
+/** How far back the value standing at the start of a range is looked for. */
+const LOOKBACK_HOURS = 48;
+
+/** The last raw value of a series before `t` (an hour start at or before the last roll-up), looking back LOOKBACK_HOURS. */
+function lastBefore(ctx: ReadContext, s: SeriesInfo, t: number): Carry | undefined {
+  const h = Math.floor(t / HOUR);
+  for (let k = 1; k <= LOOKBACK_HOURS; k++) {
+    const data = ctx.store.getChunk('raw', rowKey(h - k, s.id));
+    if (!data) continue;
+    const got = decodeSamples(data, (h - k) * HOUR);
+    const n = got.t.length;
+    if (n > 0) return { t: got.t[n - 1] as number, v: got.v[n - 1] as number };
+  }
+  return undefined;
 }
 
 /** The tier buckets of a series over [from, to): their start times and buckets, in order. */
@@ -114,7 +129,8 @@ export function tierBuckets(ctx: ReadContext, s: SeriesInfo, from: number, to: n
     }
   }
   if (to > cu) {
-    const now = ctx.clock.now();
+    // Up to now, a value reported this very millisecond included.
+    const now = ctx.clock.now() + 1;
     const slots = Math.max(0, Math.ceil((Math.min(to, now) - cu) / width));
     const mem = ctx.recent.of(s.id) ?? { t: [], v: [] };
     rollUp(mem, ctx.recent.carry(s.id), cu, width, slots, now).forEach((b, i) => {
@@ -149,7 +165,7 @@ export function quarterAmounts(
     });
   }
   if (to > cu) {
-    const now = ctx.clock.now();
+    const now = ctx.clock.now() + 1;
     const slots = Math.max(0, Math.ceil((Math.min(to, now) - cu) / QUARTER));
     const mem = ctx.recent.of(s.id) ?? { t: [], v: [] };
     const carry = ctx.recent.carry(s.id);

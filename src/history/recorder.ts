@@ -47,6 +47,7 @@ export class Recorder {
   private readonly states = new Map<number, string | null>();
   private cancelTimer?: () => void;
   private dropped = 0;
+  private seeding = false;
 
   constructor(private readonly d: RecorderDeps) {
     this.lastEventId = d.store.lastEventId();
@@ -92,10 +93,15 @@ export class Recorder {
     return { info: this.d.index.ensureDevice(serial, dev.name), caps: this.d.index.plan(dev.capabilities) };
   }
 
-  private state(serial: string, payload: Record<string, unknown>): void {
+  /**
+   * Records a state report. `seeding`: the report is the device's whole known state, read again
+   * (after a gap): numbers that stand are not repeated, presses are not presses again.
+   */
+  private state(serial: string, payload: Record<string, unknown>, seeding = false): void {
     const dev = this.deviceOf(serial);
     if (!dev) return;
     const t = this.now();
+    this.seeding = seeding;
     for (const capability in payload) {
       const body = payload[capability];
       const plan = dev.caps.get(capability);
@@ -109,6 +115,7 @@ export class Recorder {
         if (isObject(fields)) this.fields(dev.info, capability, name, plan.fields(name), fields, t);
       }
     }
+    this.seeding = false;
   }
 
   private fields(
@@ -124,10 +131,11 @@ export class Recorder {
       if (value === undefined || (p.when && !p.when(body))) continue;
       const type = typeof value;
       if (p.kind === 'number' ? type !== 'number' || !Number.isFinite(value) : type === 'object') continue;
+      if (this.seeding && p.kind === 'press') continue;
       const s = this.d.index.ensureSeries(d, capability, name, p);
       if (!s) continue;
-      if (s.kind === 'number') this.sample(s, t, value as number);
-      else this.stateValue(s, value, t);
+      if (s.kind !== 'number') this.stateValue(s, value, t);
+      else if (!this.seeding || this.d.recent.last(s.id)?.v !== value) this.sample(s, t, value as number);
     }
   }
 
@@ -136,9 +144,12 @@ export class Recorder {
       this.dropped++;
       return;
     }
-    const at = this.d.recent.add(s.id, t, v);
-    this.pending.s.push(s.id);
-    this.pending.t.push(at);
+    this.queue(s.id, this.d.recent.add(s.id, t, v), v);
+  }
+
+  private queue(series: number, t: number, v: number): void {
+    this.pending.s.push(series);
+    this.pending.t.push(t);
     this.pending.v.push(v);
     this.arm();
   }
@@ -167,15 +178,43 @@ export class Recorder {
     const t = this.now();
     if (!online) this.gaps(dev.info, t);
     this.push({ kind: 'online', device: dev.info.id, series: null, value: JSON.stringify(online) }, t);
+    // Back online with the values it had: no change is reported, yet they stand again.
+    if (online) this.seed(serial);
   }
 
-  /** Ends the values of a device's numeric series: an offline or removed device's last value no longer stands. */
-  private gaps(d: DeviceInfo, t: number): void {
+  /** Ends the values of a device's numeric series (of one capability): its last value no longer stands. */
+  private gaps(d: DeviceInfo, t: number, capability?: string): void {
     for (const s of d.series.values()) {
-      if (s.kind !== 'number') continue;
+      if (s.kind !== 'number' || (capability !== undefined && s.capability !== capability)) continue;
       const last = this.d.recent.last(s.id);
       if (last && !Number.isNaN(last.v)) this.sample(s, t, Number.NaN);
     }
+  }
+
+  /** The device's known state stands from now (after a gap: back online, recorded again, the gateway started). */
+  seed(serial: string): void {
+    const dev = this.d.devices.get(serial);
+    if (dev?.online) this.state(serial, dev.state, true);
+  }
+
+  /** Ends every value at `t` (the gateway stops, or stopped at `t` without saying so). */
+  gapAll(t: number): void {
+    for (const d of this.d.index.devices()) {
+      for (const s of d.series.values()) {
+        if (s.kind !== 'number') continue;
+        const last = this.d.recent.last(s.id);
+        if (last && !Number.isNaN(last.v)) {
+          const at = this.d.recent.add(s.id, Math.max(t, last.t), Number.NaN);
+          this.queue(s.id, at, Number.NaN);
+        }
+      }
+    }
+  }
+
+  /** Ends the values of a device (or one capability of it) left out of the history. */
+  excluded(serial: string, capability?: string): void {
+    const d = this.d.index.device(serial);
+    if (d) this.gaps(d, this.now(), capability);
   }
 
   private added(device: Record<string, unknown>): void {

@@ -1,7 +1,8 @@
 /**
  * The arithmetic of roll-ups. A numeric series is a step signal: each reported value stands
- * until the next report (sensors report on change), for at most HOLD_MS (a device silent for
- * longer is unknown), and a gap (NaN: the device went offline or was removed) ends it. A slot's
+ * until the next one (the registry passes on changes only: a heater drawing a steady 1 kW is
+ * reported once), and a gap (NaN: the device went offline, was removed or left out, or the
+ * gateway stopped) ends it. A slot's
  * min and max are those of the signal over the slot (a value carried in from before counts); its
  * mean is weighted by time; `n` counts the reports made in it. Energy comes from the same signal:
  * power integrated over time, or the rises of a meter's counter.
@@ -11,8 +12,6 @@ import type { Bucket, Samples } from './codec.ts';
 export const MINUTE = 60_000;
 export const HOUR = 3_600_000;
 export const DAY = 86_400_000;
-/** How long a value stands for the state when nothing follows it. */
-export const HOLD_MS = 2 * HOUR;
 
 /** The last sample before a window (v NaN: a gap). */
 export interface Carry {
@@ -40,7 +39,6 @@ export function rollUp(
   width: number,
   slots: number,
   until = start + width * slots,
-  hold = HOLD_MS,
 ): (Bucket | undefined)[] {
   const end = Math.min(start + width * slots, until);
   const acc: (Acc | undefined)[] = new Array(slots);
@@ -71,7 +69,7 @@ export function rollUp(
   for (let k = 0; k < s.t.length; k++) {
     const t = s.t[k] as number;
     const v = s.v[k] as number;
-    if (!Number.isNaN(prevV)) segment(prevT, Math.min(t, prevT + hold), prevV);
+    if (!Number.isNaN(prevV)) segment(prevT, t, prevV);
     if (t >= start && t < end && !Number.isNaN(v)) {
       const x = slot(Math.floor((t - start) / width));
       x.n++;
@@ -82,7 +80,7 @@ export function rollUp(
     prevT = t;
     prevV = v;
   }
-  if (!Number.isNaN(prevV)) segment(prevT, prevT + hold, prevV);
+  if (!Number.isNaN(prevV)) segment(prevT, end, prevV);
   return acc.map((a) =>
     a ? { n: a.n, cov: a.cov, min: a.min, max: a.max, mean: a.cov > 0 ? a.sum / a.cov : a.sampleSum / a.n } : undefined,
   );

@@ -169,7 +169,7 @@ function numbers(ctx: ReadContext, s: SeriesInfo, from: number, to: number, poin
   const lists: Bucket[][] = starts.map(() => []);
   if (width < 5 * MINUTE && raw) {
     const first = starts[0] ?? from;
-    const buckets = rollUp(raw.samples, raw.before, first, width, starts.length, Math.min(to, ctx.clock.now()));
+    const buckets = rollUp(raw.samples, raw.before, first, width, starts.length, Math.min(to, ctx.clock.now() + 1));
     buckets.forEach((b, i) => {
       if (b) lists[i]?.push(b);
     });
@@ -236,7 +236,7 @@ function states(ctx: ReadContext, s: SeriesInfo, from: number, to: number, point
     return { resolution: label, bucket_ms: width, before, t: starts, n, count: Object.fromEntries(per) };
   }
   // States: each value stands until the next change (or now).
-  const until = Math.min(to, ctx.clock.now());
+  const until = Math.min(to, ctx.clock.now() + 1);
   const spans: { a: number; b: number; v: Scalar }[] = [];
   let cur = before ? { a: starts[0] as number, v: before.value } : undefined;
   t.forEach((x, i) => {

@@ -121,6 +121,13 @@ export class HistoryStore {
         'SELECT count(*) AS n FROM history_events WHERE device = ? AND id >= ? AND id < ? AND series = ?',
       ),
       deleteSeriesOf: db.prepare<[number]>('DELETE FROM history_series WHERE device = ?'),
+      deleteLastOf: db.prepare<[number]>(
+        'DELETE FROM history_last WHERE series IN (SELECT id FROM history_series WHERE device = ?)',
+      ),
+      lasts: db.prepare<[], { series: number; t: number; v: number | null }>('SELECT series, t, v FROM history_last'),
+      putLast: db.prepare<[number, number, number | null]>(
+        'INSERT INTO history_last (series, t, v) VALUES (?, ?, ?) ON CONFLICT(series) DO UPDATE SET t = excluded.t, v = excluded.v',
+      ),
     };
     const each = <T>(fn: (table: string) => T) =>
       Object.fromEntries(TIERS.map((t) => [t, fn(TABLE[t])])) as Record<Tier, T>;
@@ -140,10 +147,10 @@ export class HistoryStore {
     );
   }
 
-  /** Deletes every device, series, exclusion and batch (the history is being cleared), in one transaction. */
+  /** Deletes every device, series, last value, exclusion and batch (the history is being cleared). */
   clearIndex(): void {
     this.db.exec(
-      'DELETE FROM history_series; DELETE FROM history_devices; DELETE FROM history_exclusions; DELETE FROM history_batches',
+      'DELETE FROM history_last; DELETE FROM history_series; DELETE FROM history_devices; DELETE FROM history_exclusions; DELETE FROM history_batches',
     );
   }
 
@@ -170,6 +177,7 @@ export class HistoryStore {
 
   /** Deletes a device and its series (not their values: those are deleted first, in steps). */
   deleteDevice(id: number): void {
+    this.s.deleteLastOf.run(id);
     this.s.deleteSeriesOf.run(id);
     this.s.deleteDevice.run(id);
   }
@@ -193,6 +201,15 @@ export class HistoryStore {
   include(serial: string, capability: string | undefined): void {
     if (capability === undefined) this.s.includeAll.run(serial);
     else this.s.include.run(serial, capability);
+  }
+
+  /** Each series' last value of the hours rolled up (NaN: a gap). */
+  lastValues(): { series: number; t: number; v: number }[] {
+    return this.s.lasts.all().map((r) => ({ series: r.series, t: r.t, v: r.v ?? Number.NaN }));
+  }
+
+  putLast(series: number, t: number, v: number): void {
+    this.s.putLast.run(series, t, Number.isNaN(v) ? null : v);
   }
 
   putBatch(first: number, last: number, data: Buffer): void {

@@ -11,7 +11,6 @@ import {
   type Bucket,
   decodeAmounts,
   decodeBuckets,
-  decodeSamples,
   encodeAmounts,
   encodeBuckets,
   encodeSamples,
@@ -20,17 +19,15 @@ import type { HistoryOptions } from './ports.ts';
 import type { Recent } from './recent.ts';
 import type { Recorder } from './recorder.ts';
 import {
-  type Carry,
   counterAmounts,
   DAY,
-  HOLD_MS,
   HOUR,
   MINUTE,
   mergeBuckets,
   powerAmounts,
   rollUp,
 } from './rollup.ts';
-import type { DeviceInfo, SeriesIndex, SeriesInfo } from './series.ts';
+import type { DeviceInfo, SeriesIndex } from './series.ts';
 import { EVENT_SEQ, type HistoryStore, rowKey, SERIES_SPACE, TIERS, type Tier } from './store.ts';
 import { startTiming } from './timing.ts';
 
@@ -38,8 +35,6 @@ import { startTiming } from './timing.ts';
 const SERIES_PER_STEP = 32;
 const ROWS_PER_STEP = 500;
 const WINDOW_ROWS = 2000;
-/** How far back a meter's last reading is looked for after a restart (its rise counts from there). */
-const COUNTER_LOOKBACK_HOURS = 24;
 /** After the hour ends, the roll-up waits this long (values stamped in the hour are all in). */
 const SETTLE_MS = 1000;
 const QUARTER = 15 * MINUTE;
@@ -79,7 +74,6 @@ export class Upkeep {
   private stopped = false;
   private cancelTimer?: () => void;
   private readonly jobs: { job: Job; done: () => void }[] = [];
-  private readonly carryLooked = new Set<number>();
 
   constructor(private readonly d: UpkeepDeps) {}
 
@@ -205,6 +199,14 @@ export class Upkeep {
     return {
       kind: 'rollup',
       run: () => {
+        const recent = this.d.recent;
+        for (const id of recent.seriesBefore(end)) {
+          const s = recent.of(id);
+          if (!s) continue;
+          let n = 0;
+          while (n < s.t.length && (s.t[n] as number) < end) n++;
+          if (n > 0) this.d.store.putLast(id, s.t[n - 1] as number, s.v[n - 1] as number);
+        }
         this.d.store.setMeta(COMPACTED_UNTIL, end);
         this.d.store.deleteBatchesBefore(end);
         return 0;
@@ -220,32 +222,20 @@ export class Upkeep {
     for (const id of recent.seriesBefore(h + HOUR)) {
       const first = recent.of(id)?.t[0];
       const c = recent.carry(id);
-      if ((first !== undefined && first < h + HOUR) || (c && !Number.isNaN(c.v) && c.t + HOLD_MS > h)) out.push(id);
+      if ((first !== undefined && first < h + HOUR) || (c && !Number.isNaN(c.v))) out.push(id);
     }
     return out;
   }
 
-  /** Loads the carry of a series from its packed values (after a restart). */
-  private loadCarry(s: SeriesInfo, h: number): void {
-    if (this.carryLooked.has(s.id) || this.d.recent.hasCarry(s.id)) return;
-    this.carryLooked.add(s.id);
-    this.d.recent.setCarry(
-      s.id,
-      lastPacked(this.d.store, s, h, s.energy?.role === 'counter' ? COUNTER_LOOKBACK_HOURS : 2),
-    );
-  }
-
-  /** Loads the carry of every numeric series (at start, before the first roll-up). */
+  /** Loads each series' last value of the hours rolled up (at start). */
   loadCarries(): void {
-    const h = this.d.recent.compactedUntil;
-    for (const d of this.d.index.devices())
-      for (const s of d.series.values()) if (s.kind === 'number') this.loadCarry(s, h);
+    for (const r of this.d.store.lastValues())
+      if (this.d.index.seriesById(r.series)) this.d.recent.setCarry(r.series, { t: r.t, v: r.v });
   }
 
   private rollUpSeries(id: number, h: number): void {
     const s = this.d.index.seriesById(id);
     if (s?.kind !== 'number') return;
-    this.loadCarry(s, h);
     const store = this.d.store;
     const hour = h / HOUR;
     const samples = this.d.recent.before(id, h + HOUR);
@@ -376,17 +366,4 @@ export class Upkeep {
 function readBuckets(store: HistoryStore, tier: Tier, key: number, slots: number): (Bucket | undefined)[] {
   const data = store.getChunk(tier, key);
   return data ? decodeBuckets(data, slots) : new Array(slots).fill(undefined);
-}
-
-/** The last packed value of a series before hour `h`, looking back `hours` hours. */
-export function lastPacked(store: HistoryStore, s: SeriesInfo, h: number, hours: number): Carry | undefined {
-  for (let k = 1; k <= hours; k++) {
-    const start = h - k * HOUR;
-    const data = store.getChunk('raw', rowKey(start / HOUR, s.id));
-    if (!data) continue;
-    const got = decodeSamples(data, start);
-    const n = got.t.length;
-    if (n > 0) return { t: got.t[n - 1] as number, v: got.v[n - 1] as number };
-  }
-  return undefined;
 }

@@ -156,7 +156,8 @@ export const migrations: readonly { version: number; sql: string }[] = [
     // so one transaction per batch) until the hour they belong to is rolled up. A logbook entry's
     // rowid is its time in ms * 1024 plus a sequence: the logbook is read by time without an index
     // on time. Devices and their series are numbered once; a removed device's history stays until
-    // the user deletes it (its row keeps the last name).
+    // the user deletes it (its row keeps the last name). `history_last` holds each series' last
+    // value of the hours rolled up (NULL: a gap): a value stands until the next one.
     version: 8,
     sql: `
   CREATE TABLE history_devices (
@@ -183,6 +184,11 @@ export const migrations: readonly { version: number; sql: string }[] = [
   CREATE TABLE history_meta (
     key TEXT PRIMARY KEY,
     value INTEGER NOT NULL
+  );
+  CREATE TABLE history_last (
+    series INTEGER PRIMARY KEY,
+    t INTEGER NOT NULL,
+    v REAL
   );
   CREATE TABLE history_batches (
     id INTEGER PRIMARY KEY,

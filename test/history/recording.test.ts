@@ -125,7 +125,7 @@ describe('recording numbers', () => {
     }
   });
 
-  it('reads back after a restart the values not rolled up yet, and rolls up the hours it missed', async () => {
+  it('reads back after a restart the values not rolled up yet, ends them while it was off, and rolls up the hours it missed', async () => {
     const rig = await startHistoryRig({ start: START });
     try {
       const t = rig.add('t1', 'Bedroom', TEMPERATURE);
@@ -135,13 +135,17 @@ describe('recording numbers', () => {
       }
       const q = { serial_number: t, capability: 'temperature', from: iso(START), points: 1000 };
       const before = ok(rig.history.series(q));
-      await rig.restart();
-      assert.deepEqual(ok(rig.history.series(q)).value, before.value);
-      // The gateway was off for five hours: the first upkeep rolls up what it missed.
+      const stoppedAt = rig.clock.now();
+      await rig.history.stop();
+      // The gateway is off for five hours: no value stood meanwhile.
       rig.clock.advance(5 * HOUR);
-      await rig.history.maintain();
-      assert.ok(rig.history.stats().compacted_until >= START + 5 * HOUR);
-      assert.deepEqual(ok(rig.history.series(q)).value, before.value);
+      await rig.restart();
+      const after = ok(rig.history.series(q));
+      assert.deepEqual(after.value, [...(before.value ?? []), null, 20.9]);
+      assert.deepEqual(after.t.slice(-2), [stoppedAt, stoppedAt + 5 * HOUR]);
+      assert.ok(rig.history.stats().compacted_until >= START + 5 * HOUR, 'the hours missed are rolled up');
+      const hourly = ok(rig.history.series({ ...q, points: 6 }));
+      assert.deepEqual(hourly.t, [START, START + 5 * HOUR], 'nothing while the gateway was off');
     } finally {
       await rig.stop();
     }
@@ -172,7 +176,7 @@ describe('recording numbers', () => {
       rig.report(t, { temperature: { temperature: 25 } });
       await rig.advance(60_000);
       const r = ok(rig.history.series({ serial_number: t, capability: 'temperature', from: iso(START) }));
-      assert.deepEqual(r.value, [20]);
+      assert.deepEqual(r.value, [20, null], 'the value ended when recording stopped');
       assert.equal(rig.steps.filter((s) => s.kind === 'flush').length, 1, 'only the write of the stop');
     } finally {
       await rig.stop();
@@ -294,13 +298,18 @@ describe('what is left out, and what a removal keeps', () => {
       rig.report(t, { temperature: { temperature: 21 } });
       rig.registry.onlineChanged(t, false);
       const r = ok(rig.history.series({ serial_number: t, capability: 'temperature', from }));
-      assert.deepEqual(r.value, [20], 'nothing recorded of a device left out');
+      assert.deepEqual(r.value, [20, null], 'its value ended when it was left out; nothing since');
       assert.equal(ok(rig.history.logbook({ kind: ['online'] })).entries.length, 0);
+      rig.registry.onlineChanged(t, true);
       ok(rig.history.include({ serial_number: t }));
       assert.deepEqual(rig.history.exclusions(), []);
       rig.report(t, { temperature: { temperature: 22 }, humidity: { humidity: 55 } });
-      assert.deepEqual(ok(rig.history.series({ serial_number: t, capability: 'temperature', from })).value, [20, 22]);
-      assert.deepEqual(ok(rig.history.series({ serial_number: t, capability: 'humidity', from })).value, [55]);
+      assert.deepEqual(
+        ok(rig.history.series({ serial_number: t, capability: 'temperature', from })).value,
+        [20, null, 21, 22],
+        'what it holds stands again once it is recorded again',
+      );
+      assert.deepEqual(ok(rig.history.series({ serial_number: t, capability: 'humidity', from })).value, [50, 55]);
       assert.deepEqual(rig.history.exclude({ serial_number: 'nope', capability: 'colour' }), {
         ok: false,
         errors: ['serial_number: "nope" is not a device', 'capability: "colour" is not a capability'],

@@ -12,7 +12,7 @@ import { noDelay } from '../../lib/mqtt.ts';
 import { isObject } from '../../lib/object.ts';
 import { ACCESS_SET, hsToRgb, type ModelFixture, rgbToHs, rgbToXy, xyToRgb } from '../../zigbee/index.ts';
 import type { Z2mDevice } from '../zigbee2mqtt/index.ts';
-import { drift, initialState, type SimProperty, seeded, simProperties } from './values.ts';
+import { drift, initialState, type SimMemory, type SimProperty, seeded, simProperties, switchedOn } from './values.ts';
 
 export interface SimulatorOptions {
   url: string;
@@ -54,6 +54,8 @@ export interface SimDevice {
   fixture: ModelFixture;
   props: SimProperty[];
   state: Record<string, unknown>;
+  /** What its readings settle around, its load, its exact meter count (values.ts). */
+  memory: SimMemory;
   online: boolean;
   interviewing: boolean;
   /** Test hooks: the next sets fail (as a device that does not answer), removal fails. */
@@ -134,6 +136,7 @@ export class Z2mSimulator {
         fixture,
         props,
         state,
+        memory: {},
         online: s.online !== false,
         interviewing: false,
       });
@@ -178,6 +181,7 @@ export class Z2mSimulator {
       fixture,
       props,
       state: initialState(props, this.rand),
+      memory: {},
       online: true,
       interviewing,
     };
@@ -459,7 +463,7 @@ export class Z2mSimulator {
     if (this.away) return;
     for (const d of this.devices.values()) {
       if (d.interviewing || !d.online || this.rand() < 0.4) continue;
-      const change = drift(d.props, d.state, this.rand);
+      const change = drift(d.props, d.state, this.rand, { now: Date.now(), memory: d.memory });
       const action = d.props.find((p) => p.expose.name === 'action');
       if (action && this.rand() < 0.15) {
         const values = action.expose.values ?? [];
@@ -643,7 +647,8 @@ export class Z2mSimulator {
       if (e.name === 'state' && p.parent === 'switch' && d.state[key] === e.value_off) {
         if (typeof d.state.power === 'number') d.state.power = 0;
         if (typeof d.state.current === 'number') d.state.current = 0;
-      }
+      } else if (e.name === 'state' && p.parent === 'switch')
+        Object.assign(d.state, switchedOn(d.state, d.memory, this.rand));
       return true;
     }
     if (e.type === 'numeric' && typeof v === 'number') {
