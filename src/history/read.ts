@@ -7,7 +7,7 @@ import type { Clock } from '../lib/clock.ts';
 import { type Bucket, decodeAmounts, decodeBuckets, decodeSamples, type Samples, sampleCount } from './codec.ts';
 import type { Recent } from './recent.ts';
 import type { Recorder } from './recorder.ts';
-import { type Carry, counterAmounts, DAY, HOUR, MINUTE, powerAmounts, rollUp } from './rollup.ts';
+import { type Carry, counterRises, DAY, HOUR, MINUTE, powerAmounts, rollUp } from './rollup.ts';
 import type { SeriesIndex, SeriesInfo } from './series.ts';
 import { type HistoryStore, rowKey } from './store.ts';
 import type { Retention } from './upkeep.ts';
@@ -164,16 +164,21 @@ export function quarterAmounts(
       if (d * DAY + i * QUARTER < cu) push(d * DAY + i * QUARTER, a);
     });
   }
+  const mem = ctx.recent.of(s.id) ?? { t: [], v: [] };
+  const carry = ctx.recent.carry(s.id);
+  if (energy.role === 'counter') {
+    // The rises of readings not rolled up yet, wherever they fall (before compacted_until too).
+    const rises = [...counterRises(mem, carry, energy.toWh, QUARTER)].sort((a, b) => a[0] - b[0]);
+    const merged = new Map<number, number>();
+    for (let i = 0; i < out.t.length; i++) merged.set(out.t[i] as number, out.wh[i] as number);
+    for (const [q, wh] of rises) if (q >= from && q < to) merged.set(q, (merged.get(q) ?? 0) + wh);
+    const sorted = [...merged].sort((a, b) => a[0] - b[0]);
+    return { t: sorted.map((x) => x[0]), wh: sorted.map((x) => x[1]) };
+  }
   if (to > cu) {
     const now = ctx.clock.now() + 1;
     const slots = Math.max(0, Math.ceil((Math.min(to, now) - cu) / QUARTER));
-    const mem = ctx.recent.of(s.id) ?? { t: [], v: [] };
-    const carry = ctx.recent.carry(s.id);
-    const amounts =
-      energy.role === 'power'
-        ? powerAmounts(mem, carry, cu, QUARTER, slots, energy.toWatts, now)
-        : counterAmounts(mem, carry, cu, QUARTER, slots, energy.toWh);
-    amounts.forEach((a, i) => {
+    powerAmounts(mem, carry, cu, QUARTER, slots, energy.toWatts, now).forEach((a, i) => {
       push(cu + i * QUARTER, a);
     });
   }

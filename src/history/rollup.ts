@@ -123,45 +123,36 @@ export function powerAmounts(
 }
 
 /**
- * Energy (Wh) per slot from a meter's counter: each rise from one reading to the next, spread
- * evenly over the time between them within the window (a meter silent since before the window
- * has its rise counted from the window's start). A counter that goes down was reset: the new
- * reading is what was used since. Gaps do not break the counter: it goes on where it was.
+ * Energy (Wh) from a meter's counter, per quarter hour (epoch ms of its start -> Wh): each rise
+ * from one reading to the next is spread evenly over the time between them, wherever that falls
+ * (a meter silent for an hour has its rise spread over that hour, not lumped where it reported
+ * again). A counter that goes down was reset: the new reading is what was used since. Gaps do not
+ * break the counter: it goes on where it was. The quarter of a first reading is known to be 0.
  */
-export function counterAmounts(
+export function counterRises(
   s: Samples,
   carry: Carry | undefined,
-  start: number,
-  width: number,
-  slots: number,
   toWh: number,
-): (number | undefined)[] {
-  const end = start + width * slots;
-  const out: (number | undefined)[] = new Array(slots).fill(undefined);
+  width = 15 * MINUTE,
+): Map<number, number> {
+  const out = new Map<number, number>();
+  const add = (q: number, wh: number) => out.set(q, (out.get(q) ?? 0) + wh);
   let prevT = carry && !Number.isNaN(carry.v) ? carry.t : Number.NaN;
   let prevV = carry && !Number.isNaN(carry.v) ? carry.v : Number.NaN;
   for (let k = 0; k < s.t.length; k++) {
     const t = s.t[k] as number;
     const v = s.v[k] as number;
     if (Number.isNaN(v)) continue;
-    if (t >= start && t < end && !Number.isNaN(prevV)) {
+    if (Number.isNaN(prevV)) add(Math.floor(t / width) * width, 0);
+    else {
       const used = (v >= prevV ? v - prevV : v) * toWh;
-      const from = Math.max(prevT, start);
-      if (t <= from) {
-        const i = Math.floor((t - start) / width);
-        out[i] = (out[i] ?? 0) + used;
-      } else {
-        let a = from;
-        while (a < t) {
-          const i = Math.floor((a - start) / width);
-          const e = Math.min(t, start + (i + 1) * width);
-          out[i] = (out[i] ?? 0) + (used * (e - a)) / (t - from);
-          a = e;
-        }
+      if (t <= prevT) add(Math.floor(t / width) * width, used);
+      for (let a = prevT; a < t; ) {
+        const q = Math.floor(a / width) * width;
+        const e = Math.min(t, q + width);
+        add(q, (used * (e - a)) / (t - prevT));
+        a = e;
       }
-    } else if (t >= start && t < end) {
-      const i = Math.floor((t - start) / width);
-      out[i] ??= 0;
     }
     prevT = t;
     prevV = v;

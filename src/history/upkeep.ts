@@ -7,26 +7,11 @@
  * replaced): a kill -9 in the middle of one leaves the hour to be rolled up again at the next start.
  */
 import type { Log } from '../lib/log.ts';
-import {
-  type Bucket,
-  decodeAmounts,
-  decodeBuckets,
-  encodeAmounts,
-  encodeBuckets,
-  encodeSamples,
-} from './codec.ts';
+import { type Bucket, decodeAmounts, decodeBuckets, encodeAmounts, encodeBuckets, encodeSamples } from './codec.ts';
 import type { HistoryOptions } from './ports.ts';
 import type { Recent } from './recent.ts';
 import type { Recorder } from './recorder.ts';
-import {
-  counterAmounts,
-  DAY,
-  HOUR,
-  MINUTE,
-  mergeBuckets,
-  powerAmounts,
-  rollUp,
-} from './rollup.ts';
+import { counterRises, DAY, HOUR, MINUTE, mergeBuckets, powerAmounts, rollUp } from './rollup.ts';
 import type { DeviceInfo, SeriesIndex } from './series.ts';
 import { EVENT_SEQ, type HistoryStore, rowKey, SERIES_SPACE, TIERS, type Tier } from './store.ts';
 import { startTiming } from './timing.ts';
@@ -179,15 +164,19 @@ export class Upkeep {
       }
       for (let i = 0; i < ids.length; i += SERIES_PER_STEP) {
         const group = ids.slice(i, i + SERIES_PER_STEP);
+        const last = i + SERIES_PER_STEP >= ids.length;
+        // The last group's step also marks the hour done: one commit fewer an hour (an fsync on the card).
+        const finish = last ? this.finishHour(h + HOUR) : undefined;
         yield {
           kind: 'rollup',
           run: () => {
             for (const id of group) this.rollUpSeries(id, h);
+            finish?.run();
             return group.length;
           },
+          ...(finish ? { after: finish.after } : {}),
         };
       }
-      yield this.finishHour(h + HOUR);
     }
   }
 
@@ -200,6 +189,8 @@ export class Upkeep {
       kind: 'rollup',
       run: () => {
         const recent = this.d.recent;
+        // In the step that marks the hour done: added exactly once, even if the gateway dies between steps.
+        this.addMeterRises(end);
         for (const id of recent.seriesBefore(end)) {
           const s = recent.of(id);
           if (!s) continue;
@@ -250,17 +241,42 @@ export class Upkeep {
     const hourly = readBuckets(store, 'hourly', rowKey(day, id), 24);
     hourly[slot] = whole;
     store.putChunk('hourly', rowKey(day, id), encodeBuckets(hourly, 24));
-    if (!s.energy) return;
-    const amounts =
-      s.energy.role === 'power'
-        ? powerAmounts(samples, carry, h, QUARTER, 4, s.energy.toWatts)
-        : counterAmounts(samples, carry, h, QUARTER, 4, s.energy.toWh);
+    // A meter's rises are added once, with the end of the hour (finishHour): they may reach back into hours already rolled up.
+    if (s.energy?.role !== 'power') return;
+    const amounts = powerAmounts(samples, carry, h, QUARTER, 4, s.energy.toWatts);
     if (amounts.every((a) => a === undefined)) return;
     const key = rowKey(day, id);
-    const stored = store.getChunk('energy', key);
-    const quarters = stored ? decodeAmounts(stored, 96) : new Array<number | undefined>(96).fill(undefined);
+    const quarters = readAmounts(store, key);
     for (let q = 0; q < 4; q++) quarters[slot * 4 + q] = amounts[q];
     store.putChunk('energy', key, encodeAmounts(quarters));
+  }
+
+  /** Adds the rises of the meters' readings before `end` to the energy rows of the quarters they cover. */
+  private addMeterRises(end: number): void {
+    const recent = this.d.recent;
+    const store = this.d.store;
+    for (const id of recent.seriesBefore(end)) {
+      const s = this.d.index.seriesById(id);
+      if (s?.energy?.role !== 'counter') continue;
+      const samples = recent.before(id, end);
+      if (samples.t.length === 0) continue;
+      const byDay = new Map<number, [number, number][]>();
+      for (const [q, wh] of counterRises(samples, recent.carry(id), s.energy.toWh, QUARTER)) {
+        const day = Math.floor(q / DAY);
+        const list = byDay.get(day) ?? [];
+        list.push([q, wh]);
+        byDay.set(day, list);
+      }
+      for (const [day, list] of byDay) {
+        const key = rowKey(day, id);
+        const quarters = readAmounts(store, key);
+        for (const [q, wh] of list) {
+          const i = (q - day * DAY) / QUARTER;
+          quarters[i] = (quarters[i] ?? 0) + wh;
+        }
+        store.putChunk('energy', key, encodeAmounts(quarters));
+      }
+    }
   }
 
   // ---- pruning ----
@@ -360,6 +376,12 @@ export class Upkeep {
       }
     };
   }
+}
+
+/** The quarters of a day's energy row, or empty quarters when there is none. */
+function readAmounts(store: HistoryStore, key: number): (number | undefined)[] {
+  const data = store.getChunk('energy', key);
+  return data ? decodeAmounts(data, 96) : new Array<number | undefined>(96).fill(undefined);
 }
 
 /** The buckets of a packed row, or empty slots when there is none. */

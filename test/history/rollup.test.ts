@@ -1,6 +1,6 @@
 /**
  * The arithmetic of the history: how roll-ups read a step signal (a value stands until the next
- * one, for two hours at most; a gap ends it), how buckets merge, how power and a meter's counter
+ * one; a gap ends it), how buckets merge, how power and a meter's counter
  * become energy, and the byte formats keeping every value exactly.
  */
 import assert from 'node:assert/strict';
@@ -17,7 +17,7 @@ import {
   encodeSamples,
   type Samples,
 } from '../../src/history/codec.ts';
-import { counterAmounts, mergeBuckets, powerAmounts, rollUp } from '../../src/history/rollup.ts';
+import { counterRises, mergeBuckets, powerAmounts, rollUp } from '../../src/history/rollup.ts';
 
 const S = 1000;
 const MIN = 60 * S;
@@ -47,11 +47,16 @@ describe('roll-ups of a step signal', () => {
     assert.deepEqual(b, { n: 1, cov: 5 * MIN, min: 5, max: 15, mean: (5 * 2 + 15 * 3) / 5 });
   });
 
-  it('lets a value stand for two hours at most: a silent device is unknown after that', () => {
+  it('lets a value stand until the next one, however long (the registry passes on changes only)', () => {
     const hours = rollUp(samples([[0, 10]]), undefined, 0, H, 3);
-    assert.equal(hours[0]?.cov, H);
-    assert.equal(hours[1]?.cov, H);
-    assert.equal(hours[2], undefined);
+    assert.deepEqual(
+      hours.map((b) => [b?.n, b?.cov, b?.mean]),
+      [
+        [1, H, 10],
+        [0, H, 10],
+        [0, H, 10],
+      ],
+    );
   });
 
   it('ends a value at a gap (the device went offline) until the next report', () => {
@@ -148,52 +153,59 @@ describe('energy', () => {
     assert.deepEqual(q, [250, 250, 0, 0]);
   });
 
-  it("spreads a meter's rise over the time between two readings (from the window's start for an older one)", () => {
-    // 0.01 kWh counter: 1.00 kWh before the window, 1.10 kWh at 15 min, 1.20 kWh at 45 min.
-    const q = counterAmounts(
+  it("spreads a meter's rise evenly over the time between two readings, wherever that falls", () => {
+    // 0.01 kWh counter: 1.00 kWh at -30 min, 1.10 kWh at 15 min, 1.20 kWh at 45 min.
+    const q = counterRises(
       samples([
         [15 * MIN, 110],
         [45 * MIN, 120],
       ]),
       { t: -30 * MIN, v: 100 },
-      0,
-      15 * MIN,
-      4,
       10,
     );
-    assert.deepEqual(q, [100, 50, 50, undefined]);
+    const third = 100 / 3;
+    assert.deepEqual(
+      [...q],
+      [
+        [-30 * MIN, third],
+        [-15 * MIN, third],
+        [0, third],
+        [15 * MIN, 50],
+        [30 * MIN, 50],
+      ],
+    );
   });
 
   it('takes a counter that went down as reset: the new reading is what was used since', () => {
-    const q = counterAmounts(
+    const q = counterRises(
       samples([
         [0, 200],
         [15 * MIN, 210],
         [30 * MIN, 5],
       ]),
       undefined,
-      0,
-      15 * MIN,
-      4,
       10,
     );
-    assert.deepEqual(q, [100, 50, undefined, undefined]);
+    assert.deepEqual(
+      [...q],
+      [
+        [0, 100],
+        [15 * MIN, 50],
+      ],
+    );
   });
 
   it('goes on counting across a gap (an offline meter keeps its count)', () => {
-    const q = counterAmounts(
+    const q = counterRises(
       samples([
         [0, 100],
         [5 * MIN, Number.NaN],
         [15 * MIN, 103],
       ]),
       undefined,
-      0,
-      15 * MIN,
-      2,
       10,
     );
-    assert.deepEqual(q, [30, undefined]);
+    assert.deepEqual([...q], [[0, 30]]);
   });
 });
 
