@@ -103,6 +103,8 @@ export function resolveSeries(
     return { ok: false, errors: [`capability: ${fmt(a.capability)} has no history on this device`] };
   const names = [...new Set(list.map((s) => s.name))];
   if (a.name !== undefined) {
+    if (names.length === 1 && names[0] === '')
+      return { ok: false, errors: [`name: ${fmt(a.capability)} has no names`] };
     list = list.filter((s) => s.name === a.name);
     if (list.length === 0) return { ok: false, errors: [`name: ${fmt(a.name)} is not one of ${names.join(', ')}`] };
   } else if (names.length > 1) return { ok: false, errors: [`name: required (one of ${names.join(', ')})`] };
