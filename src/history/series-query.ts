@@ -155,7 +155,8 @@ function numbers(ctx: ReadContext, s: SeriesInfo, from: number, to: number, poin
   // Raw values when they are few enough (counted before decoding); all of them when buckets
   // under 5 minutes are wanted (those are made from raw values).
   const fine = (to - from) / points < 5 * MINUTE;
-  const raw = from >= hz.raw ? rawValues(ctx, s, from, to, fine ? Number.POSITIVE_INFINITY : points) : undefined;
+  const tryRaw = from >= hz.raw && (fine || reportsAtLeast(ctx, s, from, to) <= points);
+  const raw = tryRaw ? rawValues(ctx, s, from, to, fine ? Number.POSITIVE_INFINITY : points) : undefined;
   if (raw && raw.samples.t.length <= points)
     return {
       resolution: 'raw',
@@ -195,6 +196,24 @@ function numbers(ctx: ReadContext, s: SeriesInfo, from: number, to: number, poin
     out.n.push(b.n);
   });
   return { resolution: label, bucket_ms: width, before: null, ...out };
+}
+
+/**
+ * At least how many reports a series has in [from, to), from the hourly roll-ups of the hours
+ * wholly inside it (a row a day) and the values in memory: enough to know that the raw values
+ * will not fit without reading them.
+ */
+function reportsAtLeast(ctx: ReadContext, s: SeriesInfo, from: number, to: number): number {
+  const first = Math.ceil(from / HOUR) * HOUR;
+  const last = Math.min(Math.floor(to / HOUR) * HOUR, ctx.recent.compactedUntil);
+  let n = 0;
+  if (last > first) {
+    const hourly = tierBuckets(ctx, s, first, last, HOUR);
+    for (const b of hourly.b) n += b.n;
+  }
+  const mem = ctx.recent.of(s.id);
+  if (mem) for (const t of mem.t) if (t >= from && t < to) n++;
+  return n;
 }
 
 function states(ctx: ReadContext, s: SeriesInfo, from: number, to: number, points: number): Body {
