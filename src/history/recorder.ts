@@ -31,6 +31,12 @@ export const GATEWAY_EVENTS: Readonly<Record<string, EventMapper>> = {
   },
 };
 
+/** A device being recorded: how its reports are read, and its history entry (made on first use). */
+interface RecordedDevice {
+  caps: ReturnType<SeriesIndex['plan']>;
+  info(): DeviceInfo;
+}
+
 export interface RecorderDeps extends Pick<HistoryOptions, 'devices' | 'clock' | 'log' | 'observe'> {
   store: HistoryStore;
   index: SeriesIndex;
@@ -85,12 +91,22 @@ export class Recorder {
     return this.d.clock.now();
   }
 
-  /** The device's history entry, or undefined when it is not recorded (unknown, or left out). */
-  private deviceOf(serial: string): { info: DeviceInfo; caps: ReturnType<SeriesIndex['plan']> } | undefined {
+  /**
+   * A device as recorded, or undefined when it is not (unknown, or left out). Its history entry is
+   * made on first use: a device with nothing to record (a camera) gets none from a state report.
+   */
+  private deviceOf(serial: string): RecordedDevice | undefined {
     if (this.d.index.isExcluded(serial)) return undefined;
     const dev = this.d.devices.get(serial);
     if (!dev) return undefined;
-    return { info: this.d.index.ensureDevice(serial, dev.name), caps: this.d.index.plan(dev.capabilities) };
+    let info: DeviceInfo | undefined;
+    return {
+      caps: this.d.index.plan(dev.capabilities),
+      info: () => {
+        info ??= this.d.index.ensureDevice(serial, dev.name);
+        return info;
+      },
+    };
   }
 
   /**
@@ -107,19 +123,19 @@ export class Recorder {
       const plan = dev.caps.get(capability);
       if (!plan || !isObject(body) || this.d.index.isExcluded(serial, capability)) continue;
       if (!plan.named) {
-        this.fields(dev.info, capability, '', plan.fields(''), body, t);
+        this.fields(dev, capability, '', plan.fields(''), body, t);
         continue;
       }
       for (const name in body) {
         const fields = body[name];
-        if (isObject(fields)) this.fields(dev.info, capability, name, plan.fields(name), fields, t);
+        if (isObject(fields)) this.fields(dev, capability, name, plan.fields(name), fields, t);
       }
     }
     this.seeding = false;
   }
 
   private fields(
-    d: DeviceInfo,
+    dev: RecordedDevice,
     capability: string,
     name: string,
     plans: readonly FieldPlan[],
@@ -132,7 +148,7 @@ export class Recorder {
       const type = typeof value;
       if (p.kind === 'number' ? type !== 'number' || !Number.isFinite(value) : type === 'object') continue;
       if (this.seeding && p.kind === 'press') continue;
-      const s = this.d.index.ensureSeries(d, capability, name, p);
+      const s = this.d.index.ensureSeries(dev.info(), capability, name, p);
       if (!s) continue;
       if (s.kind !== 'number') this.stateValue(s, value, t);
       else if (!this.seeding || this.d.recent.last(s.id)?.v !== value) this.sample(s, t, value as number);
@@ -176,8 +192,8 @@ export class Recorder {
     const dev = this.deviceOf(serial);
     if (!dev) return;
     const t = this.now();
-    if (!online) this.gaps(dev.info, t);
-    this.push({ kind: 'online', device: dev.info.id, series: null, value: JSON.stringify(online) }, t);
+    if (!online) this.gaps(dev.info(), t);
+    this.push({ kind: 'online', device: dev.info().id, series: null, value: JSON.stringify(online) }, t);
     // Back online with the values it had: no change is reported, yet they stand again.
     if (online) this.seed(serial);
   }
@@ -248,7 +264,7 @@ export class Recorder {
     if (e.serial_number !== undefined) {
       const dev = this.deviceOf(e.serial_number);
       if (!dev && this.d.index.isExcluded(e.serial_number)) return;
-      device = dev?.info.id ?? null;
+      device = dev?.info().id ?? null;
     }
     this.push(
       { kind: e.kind, device, series: null, value: e.value === undefined ? null : JSON.stringify(e.value) },

@@ -22,6 +22,8 @@ const ROWS_PER_STEP = 500;
 const WINDOW_ROWS = 2000;
 /** After the hour ends, the roll-up waits this long (values stamped in the hour are all in). */
 const SETTLE_MS = 1000;
+/** Hours behind beyond which values are not carried across (the upkeep runs every hour). */
+const MAX_CATCH_UP_MS = 2 * DAY;
 const QUARTER = 15 * MINUTE;
 
 export interface Retention {
@@ -153,6 +155,13 @@ export class Upkeep {
       const now = this.d.clock.now();
       const h = recent.compactedUntil;
       if (h + HOUR + SETTLE_MS > now) return;
+      // Days behind while running: the clock jumped forward (a box without a real-time clock
+      // setting its time). No value stood over the jump: end them, so the hours between are skipped.
+      if (now - h > MAX_CATCH_UP_MS)
+        for (const id of recent.seriesBefore(Number.POSITIVE_INFINITY)) {
+          const c = recent.carry(id);
+          if (c && !Number.isNaN(c.v)) recent.setCarry(id, { t: c.t, v: Number.NaN });
+        }
       const ids = this.seriesOfHour(h);
       if (ids.length === 0) {
         // Nothing in this hour: jump to the hour of the next value (or the last ended hour).

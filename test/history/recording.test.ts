@@ -167,6 +167,30 @@ describe('recording numbers', () => {
     }
   });
 
+  it('skips the hours a clock jumping days forward leaves behind (a box setting its time): no value stood over them', async () => {
+    const rig = await startHistoryRig({ start: START });
+    try {
+      const t = rig.add('t1', 'Bedroom', TEMPERATURE);
+      rig.report(t, { temperature: { temperature: 20 } });
+      await rig.advance(2 * HOUR, HOUR);
+      const before = rig.steps.length;
+      rig.clock.advance(30 * 24 * HOUR);
+      rig.report(t, { temperature: { temperature: 21 } });
+      await rig.history.maintain();
+      const rollups = rig.steps.slice(before).filter((s) => s.kind === 'rollup');
+      assert.ok(rollups.length < 10, `${rollups.length} roll-up steps, not one an hour for 30 days`);
+      const r = ok(rig.history.series({ serial_number: t, capability: 'temperature', from: iso(START), points: 10 }));
+      assert.equal(r.resolution, '7d');
+      assert.deepEqual(
+        r.t,
+        [START, START + 28 * 24 * HOUR],
+        'the first hours and the week of the jump, nothing between',
+      );
+    } finally {
+      await rig.stop();
+    }
+  });
+
   it('records nothing new when history.enabled is off; what is kept stays readable', async () => {
     const rig = await startHistoryRig({ start: START });
     try {
