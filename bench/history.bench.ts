@@ -19,12 +19,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CapabilityObject } from '../src/catalog/index.ts';
-import { DeviceRegistry } from '../src/core/devices/registry.ts';
-import { EventBus } from '../src/core/event-bus.ts';
-import { History, type StepReport } from '../src/history/index.ts';
-import { silentLog } from '../src/lib/log.ts';
+import type { StepReport } from '../src/history/index.ts';
 import { openDb } from '../src/store/db.ts';
 import { ManualClock } from '../test/helpers/clock.ts';
+import { bareHistory } from '../test/helpers/history-store.ts';
 import { percentile, report } from './lib.ts';
 
 const SENSORS = Number(process.env.BENCH_HISTORY_SENSORS ?? 100);
@@ -88,28 +86,10 @@ const dir = mkdtempSync(join(base, 'opencube-bench-history-'));
 try {
   // ---- the history: a year through the recording path ----
   const file = join(dir, 'gateway.db');
-  const db = openDb(file);
-  const bus = new EventBus();
-  const registry = new DeviceRegistry(db, bus);
   const clock = new ManualClock(START);
   const steps: StepReport[] = [];
-  const history = new History({
-    db,
-    bus,
-    devices: registry,
-    clock,
-    log: silentLog,
-    settings: {
-      enabled: true,
-      batch_seconds: 5,
-      raw_days: 10,
-      five_minute_days: 90,
-      hourly_days: 3650,
-      logbook_days: 365,
-    },
-    timeZone: 'UTC',
-    observe: (s) => steps.push(s),
-  });
+  // The default settings: raw values 10 days, 5-minute roll-ups 90, hourly ones ten years, batches of 5 s.
+  const { db, bus, registry, history } = bareHistory(file, clock, { observe: (s) => steps.push(s) });
   const sensors = Array.from({ length: SENSORS }, (_, i) => {
     const k = sensor(i);
     const d = registry.deviceFound('bench', {
@@ -203,23 +183,7 @@ try {
   );
 
   // ---- queries against a bare read of the same rows ----
-  const reopened = openDb(file);
-  const again = new History({
-    db: reopened,
-    bus: new EventBus(),
-    devices: registry,
-    clock,
-    log: silentLog,
-    settings: {
-      enabled: false,
-      batch_seconds: 5,
-      raw_days: 10,
-      five_minute_days: 90,
-      hourly_days: 3650,
-      logbook_days: 365,
-    },
-    timeZone: 'UTC',
-  });
+  const { db: reopened, history: again } = bareHistory(file, clock, { settings: { enabled: false } });
   again.start();
   const end = clock.now();
   const bare = reopened.prepare<[number], { data: Buffer }>('SELECT data FROM history_hourly WHERE id = ?');

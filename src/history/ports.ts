@@ -6,6 +6,7 @@
 import type { CapabilityObject } from '../catalog/index.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Log } from '../lib/log.ts';
+import type { Settings } from '../settings/index.ts';
 import type { Db } from '../store/db.ts';
 
 /** One event of the bus, as the history reads it. */
@@ -36,14 +37,7 @@ export interface HistoryDevices {
 }
 
 /** The `history.*` settings (src/settings/schema.ts). */
-export interface HistorySettings {
-  enabled: boolean;
-  batch_seconds: number;
-  raw_days: number;
-  five_minute_days: number;
-  hourly_days: number;
-  logbook_days: number;
-}
+export type HistorySettings = Settings['history'];
 
 /** A logbook entry a bus event makes: its kind, the device it is about (if any) and a JSON value. */
 export interface LogbookInput {

@@ -2,25 +2,30 @@
  * The history on a real test gateway: its store, bus and registry, a clock moved by hand, and
  * devices announced through the registry (the DriverHost every driver reports through).
  */
+import assert from 'node:assert/strict';
 import type { CapabilityObject } from '../../src/catalog/index.ts';
 import type { DeviceRecord } from '../../src/core/devices/contract.ts';
 import type { DeviceRegistry } from '../../src/core/devices/registry.ts';
 import { History, type HistorySettings, type StepReport } from '../../src/history/index.ts';
 import { silentLog } from '../../src/lib/log.ts';
+import { loadSettings } from '../../src/settings/index.ts';
 import { ManualClock } from './clock.ts';
 import { startGateway, type TestGateway } from './foundation.ts';
 
 export const HOUR = 3_600_000;
 export const DAY = 86_400_000;
 
-export const HISTORY_DEFAULTS: HistorySettings = {
-  enabled: true,
-  batch_seconds: 5,
-  raw_days: 10,
-  five_minute_days: 90,
-  hourly_days: 3650,
-  logbook_days: 365,
-};
+/** The `history.*` settings' defaults. */
+export const HISTORY_DEFAULTS: HistorySettings = loadSettings().history;
+
+/** Epoch ms as ISO 8601 (what the queries take). */
+export const iso = (t: number): string => new Date(t).toISOString();
+
+/** The value of an answer that must be ok (the test fails with its messages otherwise). */
+export function ok<T>(r: { ok: true; value: T } | { ok: false; errors: string[] }): T {
+  if (!r.ok) assert.fail(r.errors.join('; '));
+  return r.value;
+}
 
 export interface HistoryRig {
   gw: TestGateway;

@@ -6,23 +6,25 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DAY, HOUR, PLUG, POWER_ONLY_PLUG, startHistoryRig } from '../helpers/history.ts';
+import { DAY, HOUR, iso, ok, PLUG, POWER_ONLY_PLUG, startHistoryRig } from '../helpers/history.ts';
 
-const ok = <T>(r: { ok: true; value: T } | { ok: false; errors: string[] }): T => {
-  if (!r.ok) assert.fail(r.errors.join('; '));
-  return r.value;
-};
 const kw = (watts: number) => ({ 'toggle-electric-power': { '1': { electricPower: watts * 100 } } });
 const meter = (kwh: number) => ({ 'power-consumption': { type: 'rlSummarize', rlSummarize: Math.round(kwh * 100) } });
+
+/** A heater drawing `watts` from `start` for `ms` in a zone, the clock moved an hour at a time. */
+async function heater(start: number, timeZone: string, watts: number, ms: number) {
+  const rig = await startHistoryRig({ start, timeZone });
+  const serial = rig.add('heater', 'Heater', POWER_ONLY_PLUG);
+  rig.report(serial, kw(watts));
+  await rig.advance(ms, HOUR);
+  return { rig, serial };
+}
 
 describe('energy in local time', () => {
   it('gives the day clocks go forward in Berlin 23 hours, and each of its hours its own bucket', async () => {
     // 2025-03-29 00:00 in Berlin is 2025-03-28 23:00 UTC; clocks go from 02:00 to 03:00 on the 30th.
-    const rig = await startHistoryRig({ start: Date.UTC(2025, 2, 28, 23), timeZone: 'Europe/Berlin' });
+    const { rig, serial } = await heater(Date.UTC(2025, 2, 28, 23), 'Europe/Berlin', 1000, 3 * DAY);
     try {
-      const heater = rig.add('heater', 'Heater', POWER_ONLY_PLUG);
-      rig.report(heater, kw(1000));
-      await rig.advance(3 * DAY, HOUR);
       const days = ok(
         rig.history.energy({ from: '2025-03-29T00:00:00+01:00', to: '2025-04-01T00:00:00+02:00', period: 'day' }),
       );
@@ -36,7 +38,7 @@ describe('energy in local time', () => {
         ],
       );
       assert.equal(days.total_kwh, 71);
-      assert.deepEqual(days.devices, [{ serial_number: heater, name: 'Heater', source: 'power', kwh: 71 }]);
+      assert.deepEqual(days.devices, [{ serial_number: serial, name: 'Heater', source: 'power', kwh: 71 }]);
       const hours = ok(
         rig.history.energy({ from: '2025-03-30T00:00:00+01:00', to: '2025-03-31T00:00:00+02:00', period: 'hour' }),
       );
@@ -56,12 +58,9 @@ describe('energy in local time', () => {
   });
 
   it('gives the day clocks go back in Berlin 25 hours, 02:00 twice', async () => {
-    const rig = await startHistoryRig({ start: Date.UTC(2025, 9, 24, 22), timeZone: 'Europe/Berlin' });
+    // To 2025-10-28 00:00 in Berlin (23:00 UTC).
+    const { rig } = await heater(Date.UTC(2025, 9, 24, 22), 'Europe/Berlin', 2000, 3 * DAY + HOUR);
     try {
-      const heater = rig.add('heater', 'Heater', POWER_ONLY_PLUG);
-      rig.report(heater, kw(2000));
-      // To 2025-10-28 00:00 in Berlin (23:00 UTC).
-      await rig.advance(3 * DAY + HOUR, HOUR);
       const days = ok(
         rig.history.energy({ from: '2025-10-25T00:00:00+02:00', to: '2025-10-28T00:00:00+01:00', period: 'day' }),
       );
@@ -123,11 +122,8 @@ describe('energy in local time', () => {
     } finally {
       await rig.stop();
     }
-    const ny = await startHistoryRig({ start: Date.UTC(2025, 2, 8, 5), timeZone: 'America/New_York' });
+    const { rig: ny } = await heater(Date.UTC(2025, 2, 8, 5), 'America/New_York', 1000, 3 * DAY);
     try {
-      const heater = ny.add('heater', 'Heater', POWER_ONLY_PLUG);
-      ny.report(heater, kw(1000));
-      await ny.advance(3 * DAY, HOUR);
       const days = ok(
         ny.history.energy({ from: '2025-03-08T00:00:00-05:00', to: '2025-03-11T00:00:00-04:00', period: 'day' }),
       );
@@ -141,12 +137,9 @@ describe('energy in local time', () => {
   });
 
   it('starts the hours of a zone half an hour off UTC on the half hour (Kolkata)', async () => {
-    const rig = await startHistoryRig({ start: Date.UTC(2025, 0, 6), timeZone: 'Asia/Kolkata' });
+    const { rig, serial } = await heater(Date.UTC(2025, 0, 6), 'Asia/Kolkata', 1000, DAY);
     try {
-      const heater = rig.add('heater', 'Heater', POWER_ONLY_PLUG);
-      rig.report(heater, kw(1000));
-      await rig.advance(DAY, HOUR);
-      rig.report(heater, kw(0));
+      rig.report(serial, kw(0));
       const hours = ok(
         rig.history.energy({ from: '2025-01-06T05:00:00+05:30', to: '2025-01-06T08:00:00+05:30', period: 'hour' }),
       );
@@ -182,8 +175,8 @@ describe('which devices count, and how', () => {
       }
       const r = ok(
         rig.history.energy({
-          from: new Date(start).toISOString(),
-          to: new Date(start + 5 * HOUR).toISOString(),
+          from: iso(start),
+          to: iso(start + 5 * HOUR),
           period: 'hour',
         }),
       );
@@ -200,9 +193,7 @@ describe('which devices count, and how', () => {
       );
       // The hour not rolled up yet is counted from memory, as the hours before it from the store.
       await rig.advance(30 * 60_000, 60_000);
-      const open = ok(
-        rig.history.energy({ serial_number: [power], from: new Date(start + 5 * HOUR).toISOString(), period: 'hour' }),
-      );
+      const open = ok(rig.history.energy({ serial_number: [power], from: iso(start + 5 * HOUR), period: 'hour' }));
       assert.deepEqual(
         open.buckets.map((b) => b.kwh),
         [0.03],

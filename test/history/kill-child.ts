@@ -6,35 +6,15 @@
  * it) and each roll-up step (`rollup`).
  * argv: <store file> <batch seconds> <start epoch ms>
  */
-import { DeviceRegistry } from '../../src/core/devices/registry.ts';
-import { EventBus } from '../../src/core/event-bus.ts';
-import { History } from '../../src/history/index.ts';
-import { silentLog } from '../../src/lib/log.ts';
-import { openDb } from '../../src/store/db.ts';
 import { ManualClock } from '../helpers/clock.ts';
+import { bareHistory } from '../helpers/history-store.ts';
 
 const [file, batchSeconds, start] = process.argv.slice(2);
 const send = (m: object) => process.send?.(m);
-const db = openDb(file as string);
-const bus = new EventBus();
-const registry = new DeviceRegistry(db, bus);
 const clock = new ManualClock(Number(start));
 let seq = 0;
-const history = new History({
-  db,
-  bus,
-  devices: registry,
-  clock,
-  log: silentLog,
-  settings: {
-    enabled: true,
-    batch_seconds: Number(batchSeconds),
-    raw_days: 10,
-    five_minute_days: 90,
-    hourly_days: 3650,
-    logbook_days: 365,
-  },
-  timeZone: 'UTC',
+const { registry, history } = bareHistory(file as string, clock, {
+  settings: { batch_seconds: Number(batchSeconds) },
   observe: (s) => {
     if (s.kind === 'flush') send({ flushed: seq });
     if (s.kind === 'rollup') send({ rollup: seq });

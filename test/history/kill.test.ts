@@ -11,14 +11,9 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { DeviceRegistry } from '../../src/core/devices/registry.ts';
-import { EventBus } from '../../src/core/event-bus.ts';
-import { History } from '../../src/history/index.ts';
-import { silentLog } from '../../src/lib/log.ts';
-import { openDb } from '../../src/store/db.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { tempDir } from '../helpers/foundation.ts';
-import { HISTORY_DEFAULTS } from '../helpers/history.ts';
+import { bareHistory } from '../helpers/history-store.ts';
 
 const START = Date.UTC(2025, 0, 6);
 const BATCH_SECONDS = 5;
@@ -77,23 +72,11 @@ async function readBack(k: Killed): Promise<{ values: (number | null)[]; deviceS
   } finally {
     raw.close();
   }
-  const db = openDb(k.file);
-  const bus = new EventBus();
-  const registry = new DeviceRegistry(db, bus);
+  // Started at a time after everything the child recorded.
+  const { db, registry, history } = bareHistory(k.file, new ManualClock(START + (k.published + 10) * 2000));
   const [device] = registry.list();
   assert.ok(device, 'the device is in the store');
   const deviceState = (device.state.temperature as { temperature: number }).temperature;
-  // Started at a time after everything the child recorded.
-  const clock = new ManualClock(START + (k.published + 10) * 2000);
-  const history = new History({
-    db,
-    bus,
-    devices: registry,
-    clock,
-    log: silentLog,
-    settings: HISTORY_DEFAULTS,
-    timeZone: 'UTC',
-  });
   history.start();
   await history.idle();
   const r = history.series({

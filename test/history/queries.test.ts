@@ -6,15 +6,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { BUTTON, DOOR, type HistoryRig, HOUR, PLUG, startHistoryRig, TEMPERATURE } from '../helpers/history.ts';
+import {
+  BUTTON,
+  DOOR,
+  type HistoryRig,
+  HOUR,
+  iso,
+  ok,
+  PLUG,
+  startHistoryRig,
+  TEMPERATURE,
+} from '../helpers/history.ts';
 
 const START = Date.UTC(2025, 0, 6);
 const MIN = 60_000;
-const iso = (t: number) => new Date(t).toISOString();
-const ok = <T>(r: { ok: true; value: T } | { ok: false; errors: string[] }): T => {
-  if (!r.ok) assert.fail(r.errors.join('; '));
-  return r.value;
-};
 
 /** Two days: a sensor every minute (the second day every 20 s for an hour), a door every 10 minutes, a button. */
 let rig: HistoryRig;

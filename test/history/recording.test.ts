@@ -6,14 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BUTTON, DOOR, HOUR, startHistoryRig, TEMPERATURE } from '../helpers/history.ts';
+import { BUTTON, DOOR, HOUR, iso, ok, startHistoryRig, TEMPERATURE } from '../helpers/history.ts';
 
 const START = Date.UTC(2025, 0, 6);
-const iso = (t: number) => new Date(t).toISOString();
-const ok = <T>(r: { ok: true; value: T } | { ok: false; errors: string[] }): T => {
-  if (!r.ok) assert.fail(r.errors.join('; '));
-  return r.value;
-};
 
 describe('recording numbers', () => {
   it('answers the values as they were reported when they are few, with the one standing before the range', async () => {

@@ -6,15 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DAY, DOOR, HOUR, startHistoryRig, TEMPERATURE } from '../helpers/history.ts';
+import { DAY, DOOR, HOUR, iso, ok, startHistoryRig, TEMPERATURE } from '../helpers/history.ts';
 
 const START = Date.UTC(2025, 0, 6);
 const SERIES = 2 ** 20;
-const iso = (t: number) => new Date(t).toISOString();
-const ok = <T>(r: { ok: true; value: T } | { ok: false; errors: string[] }): T => {
-  if (!r.ok) assert.fail(r.errors.join('; '));
-  return r.value;
-};
 
 describe('retention', () => {
   it('prunes raw values, 5-minute and hourly roll-ups and the logbook each past its own days, in small steps', async () => {
