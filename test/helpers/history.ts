@@ -38,6 +38,8 @@ export interface HistoryRig {
   add(ref: string, name: string, capabilities: CapabilityObject[], state?: Record<string, unknown>): string;
   /** A state report of a device, as a driver makes it. */
   report(serial: string, state: Record<string, unknown>): void;
+  /** Reports of many devices in one transaction of the registry (as a driver's batch). */
+  reportMany(reports: [string, Record<string, unknown>][]): void;
   /** Moves the clock by `ms`, letting the upkeep's steps run; then waits for it. */
   advance(ms: number, stepMs?: number): Promise<void>;
   /** A new History on the same store (as after a restart of the gateway), the old one stopped. */
@@ -89,6 +91,11 @@ export async function startHistoryRig(opts: RigOptions = {}): Promise<HistoryRig
     },
     report(serial, state) {
       registry.stateReported(serial, state);
+    },
+    reportMany(reports) {
+      registry.batch(() => {
+        for (const [serial, state] of reports) registry.stateReported(serial, state);
+      });
     },
     async advance(ms, stepMs = 60_000) {
       for (let done = 0; done < ms; ) {

@@ -25,10 +25,13 @@ describe('retention', () => {
       const door = rig.add('door', 'Door', DOOR);
       // Five days, a report every ten minutes: 120 hourly upkeeps.
       for (let m = 0; m < 5 * 24 * 6; m++) {
-        sensors.forEach((s, i) => {
-          rig.report(s, { temperature: { temperature: 15 + ((m + i) % 40) / 4 } });
-        });
-        rig.report(door, { contact: { contact: m % 2 === 0 } });
+        rig.reportMany([
+          ...sensors.map((s, i): [string, Record<string, unknown>] => [
+            s,
+            { temperature: { temperature: 15 + ((m + i) % 40) / 4 } },
+          ]),
+          [door, { contact: { contact: m % 2 === 0 } }],
+        ]);
         await rig.advance(10 * 60_000, 10 * 60_000);
       }
       const now = rig.clock.now();
@@ -67,9 +70,7 @@ describe('retention', () => {
     try {
       const sensors = Array.from({ length: 60 }, (_, i) => rig.add(`t${i}`, `Sensor ${i}`, TEMPERATURE));
       for (let m = 0; m < 3 * 24 * 4; m++) {
-        sensors.forEach((s, i) => {
-          rig.report(s, { temperature: { temperature: 15 + ((m + i) % 40) / 4 } });
-        });
+        rig.reportMany(sensors.map((s, i) => [s, { temperature: { temperature: 15 + ((m + i) % 40) / 4 } }]));
         await rig.advance(15 * 60_000, 15 * 60_000);
       }
       const before = count('history_raw');
