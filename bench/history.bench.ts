@@ -269,20 +269,37 @@ try {
   plain.prepare('DELETE FROM plain WHERE t < ?').run(START + DAY);
   const plainDelete = performance.now() - t0;
   plain.close();
-  const of = (kinds: string[], key: 'ms' | 'cpuMs') => steps.filter((s) => kinds.includes(s.kind)).map((s) => s[key]);
+  const upkeep = steps.filter((s) => s.kind === 'rollup' || s.kind === 'prune');
+  const flushes = steps.filter((s) => s.kind === 'flush');
   const max = (xs: number[]) => xs.reduce((m, x) => Math.max(m, x), 0);
-  const upkeep = of(['rollup', 'prune'], 'ms');
+  const longest = upkeep.reduce((m, s) => (s.ms > m.ms ? s : m), { ms: 0, cpuMs: 0 });
+  // A step's wall time also holds the time this process waited for a core of a shared machine;
+  // its CPU time beside it says how much was the step's own.
   report(
     'longest event-loop stall of a roll-up or prune step vs deleting one day of plain rows at once',
-    max(upkeep) / plainDelete,
+    longest.ms / plainDelete,
     {
-      upkeep_max_ms: max(upkeep),
-      upkeep_p99_ms: percentile(upkeep, 99),
-      rollup_max_ms: max(of(['rollup'], 'ms')),
-      prune_max_ms: max(of(['prune'], 'ms')),
-      upkeep_cpu_p99_ms: percentile(of(['rollup', 'prune'], 'cpuMs'), 99),
-      flush_max_ms: max(of(['flush'], 'ms')),
-      flush_p99_ms: percentile(of(['flush'], 'ms'), 99),
+      upkeep_max_ms: longest.ms,
+      its_cpu_ms: longest.cpuMs,
+      upkeep_p99_ms: percentile(
+        upkeep.map((s) => s.ms),
+        99,
+      ),
+      upkeep_p999_ms: percentile(
+        upkeep.map((s) => s.ms),
+        99.9,
+      ),
+      upkeep_cpu_max_ms: max(upkeep.map((s) => s.cpuMs)),
+      upkeep_cpu_p99_ms: percentile(
+        upkeep.map((s) => s.cpuMs),
+        99,
+      ),
+      prune_max_ms: max(upkeep.filter((s) => s.kind === 'prune').map((s) => s.ms)),
+      flush_p99_ms: percentile(
+        flushes.map((s) => s.ms),
+        99,
+      ),
+      flush_max_ms: max(flushes.map((s) => s.ms)),
       plain_day_delete_ms: plainDelete,
       steps: steps.length,
     },

@@ -17,7 +17,7 @@ import { EVENT_SEQ, type HistoryStore, rowKey, SERIES_SPACE, TIERS, type Tier } 
 import { startTiming } from './timing.ts';
 
 /** Series rolled up in one step, and rows deleted in one step. */
-const SERIES_PER_STEP = 32;
+const SERIES_PER_STEP = 16;
 const ROWS_PER_STEP = 500;
 const WINDOW_ROWS = 2000;
 /** After the hour ends, the roll-up waits this long (values stamped in the hour are all in). */
