@@ -182,13 +182,16 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   // clock may boot with its clock behind).
   const idBase = Math.max(Date.now() * 1000, kv.get<number>('event_id_base', 0) + 1_000_000_000);
   kv.set('event_id_base', idBase);
+  const clock = opts.clock ?? systemClock;
+  /** When this gateway started (start() sets it): the console's "Running since". */
+  let startedAt = clock.now();
   const bus = new EventBus(
     settings.sse.replay_size,
     idBase,
     (err) => log.error({ err }, 'event listener failed'),
     settings.sse.replay_bytes,
+    () => clock.now(),
   );
-  const clock = opts.clock ?? systemClock;
   const tokens = new TokenService(db, settings.link_window_seconds * 1000, clock, bus);
   const security = new SecurityService(db, bus);
   const sink = opts.audio?.sink ?? createSink(settings.audio, log);
@@ -383,6 +386,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     ...services,
     access: consoleAccess,
     version: pkg.version,
+    startedAt: () => startedAt,
+    restoredAt: () => (restored ? startedAt : null),
     bus,
     pairingSeconds: settings.zigbee.permit_join_seconds,
     matter: () => matter,
@@ -521,6 +526,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       return r;
     },
     async start() {
+      startedAt = clock.now();
       control = await startControlServer(paths.socket, gateway);
       runtime.start();
       sse.start();
