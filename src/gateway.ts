@@ -123,6 +123,8 @@ export interface Gateway {
   info(): GatewayInfo;
   /** The Matter bridge's pairing code, QR payload and fabrics (`starting` while it starts; undefined: off). */
   matter(): MatterStatus | { starting: true } | undefined;
+  /** Opens (true) or closes the bridge's pairing mode for another controller; undefined while it is not running. */
+  matterPairing(open: boolean): Promise<MatterStatus | undefined>;
 }
 
 /**
@@ -341,6 +343,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
         devices,
         bus,
         log,
+        clock,
       });
       // A rename while it started reached no bridge yet.
       if (settings.name !== name) await matter.rename(settings.name);
@@ -510,6 +513,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     ...(metrics ? { metrics } : {}),
     readiness,
     matter: () => matter?.status() ?? (matterStarting ? ({ starting: true } as const) : undefined),
+    matterPairing: async (open) => (matter ? (open ? matter.openPairing() : matter.closePairing()) : undefined),
     ...(opts.onRestart ? { restart: opts.onRestart } : {}),
     setLogLevel(level) {
       if (!isLogLevel(level)) throw new Error(`unknown log level ${String(level)}`);

@@ -85,4 +85,7 @@ export interface MatterApi {
   status(): Omit<Extract<MatterView, { enabled: true }>, 'enabled' | 'chosen_by' | 'qr_svg'>;
   qrSvg(): string;
   removeFabric(index: number): Promise<boolean>;
+  /** Opens pairing mode for another controller (15 minutes), or closes it. */
+  openPairing(): Promise<unknown>;
+  closePairing(): Promise<unknown>;
 }
