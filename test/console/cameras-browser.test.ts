@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { type Esp32StandIn, makeJpegs, startEsp32 } from '../camera/servers.ts';
 import { waitForValue } from '../helpers/foundation.ts';
-import { launch, openBothWidths, shoot } from './browser.ts';
-import { buildConsole, type GatewayProcess, setPasswordCli, startGatewayProcess } from './rig.ts';
+import { shoot } from './browser.ts';
+import { type Consoles, startConsoles } from './rig.ts';
 
 const PASSWORD = 'a camera console password';
 const NAME = 'Porch camera';
@@ -34,25 +34,19 @@ async function pictureWidth(page: Page, alt: string): Promise<number> {
 }
 
 describe('cameras in the console, in a browser, on a gateway without Zigbee', () => {
-  let g: GatewayProcess;
+  let consoles: Consoles;
   let esp: Esp32StandIn;
-  let browser: Browser;
   let desk: Page;
   let phone: Page;
 
   before(async () => {
-    buildConsole();
     esp = await startEsp32(makeJpegs(320, 240, 3));
-    g = await startGatewayProcess({ zigbeeMode: 'off' });
-    const set = await setPasswordCli(g.dataDir, PASSWORD);
-    assert.equal(set.code, 0, set.out);
-    browser = await launch();
-    ({ desk, phone } = await openBothWidths(browser, g.url, PASSWORD));
+    consoles = await startConsoles(PASSWORD, { zigbeeMode: 'off' });
+    ({ desk, phone } = consoles);
   });
 
   after(async () => {
-    await browser?.close();
-    await g?.dispose();
+    await consoles?.close();
     await esp?.close();
   });
 

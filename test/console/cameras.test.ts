@@ -27,6 +27,24 @@ async function snapshot(url: string, serial: string, cookie?: string) {
   };
 }
 
+/**
+ * An ESP32-CAM stand-in (asking for `account` when given), added to a gateway as D2 adds it (with
+ * the account in its URL), and a console logged in to that gateway.
+ */
+async function cameraConsole(account?: { username: string; password: string }) {
+  const esp = await startEsp32(makeJpegs(320, 240, 2));
+  if (account) esp.account = account;
+  const g = await startGateway();
+  const auth = account ? `${account.username}:${account.password}@` : '';
+  const url = `http://${auth}127.0.0.1:${esp.port}/capture`;
+  const added = await call(g.url, 'POST', rest('v2', 'devices'), { token: g.token(), body: cameraBody(url) });
+  assert.equal(added.json.error, 0, added.text);
+  await g.gateway.setConsolePassword('a camera password');
+  const c = consoleClient(g.url);
+  assert.equal((await c.login('a camera password')).status, 200);
+  return { esp, g, c, camera: added.json.data.serial_number as string };
+}
+
 describe("a camera's snapshot in the console", () => {
   let g: TestGateway;
   let esp: Esp32StandIn;
@@ -34,15 +52,7 @@ describe("a camera's snapshot in the console", () => {
   let camera: string;
 
   before(async () => {
-    esp = await startEsp32(makeJpegs(320, 240, 2));
-    g = await startGateway();
-    const token = g.token();
-    const added = await call(g.url, 'POST', rest('v2', 'devices'), { token, body: cameraBody(`${esp.base}/capture`) });
-    assert.equal(added.json.error, 0, added.text);
-    camera = added.json.data.serial_number;
-    await g.gateway.setConsolePassword('a camera password');
-    c = consoleClient(g.url);
-    assert.equal((await c.login('a camera password')).status, 200);
+    ({ esp, g, c, camera } = await cameraConsole());
   });
 
   after(async () => {
@@ -121,16 +131,7 @@ describe("a camera's stream in the console", () => {
   let camera: string;
 
   before(async () => {
-    esp = await startEsp32(makeJpegs(320, 240, 2));
-    esp.account = { username: 'admin', password: PASSWORD };
-    g = await startGateway();
-    const url = `http://admin:${PASSWORD}@127.0.0.1:${esp.port}/capture`;
-    const added = await call(g.url, 'POST', rest('v2', 'devices'), { token: g.token(), body: cameraBody(url) });
-    assert.equal(added.json.error, 0, added.text);
-    camera = added.json.data.serial_number;
-    await g.gateway.setConsolePassword('a camera password');
-    c = consoleClient(g.url);
-    assert.equal((await c.login('a camera password')).status, 200);
+    ({ esp, g, c, camera } = await cameraConsole({ username: 'admin', password: PASSWORD }));
   });
 
   after(async () => {

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { call, rest } from '../helpers/foundation.ts';
-import { launch, logIn, openBothWidths, openConsole, PHONE, shoot } from './browser.ts';
+import { logIn, openConsole, PHONE, shoot } from './browser.ts';
 import { consoleClient } from './client.ts';
-import { buildConsole, type GatewayProcess, setPasswordCli, startGatewayProcess } from './rig.ts';
+import { type Consoles, type GatewayProcess, startConsoles } from './rig.ts';
 
 const PASSWORD = 'a newcomer password';
 
@@ -31,6 +31,7 @@ interface Listed {
 }
 
 describe('the console as a newcomer meets it', () => {
+  let consoles: Consoles;
   let g: GatewayProcess;
   let browser: Browser;
   let desk: Page;
@@ -44,12 +45,8 @@ describe('the console as a newcomer meets it', () => {
   };
 
   before(async () => {
-    buildConsole();
-    g = await startGatewayProcess();
-    const set = await setPasswordCli(g.dataDir, PASSWORD);
-    assert.equal(set.code, 0, set.out);
-    browser = await launch();
-    ({ desk, phone } = await openBothWidths(browser, g.url, PASSWORD));
+    consoles = await startConsoles(PASSWORD);
+    ({ g, browser, desk, phone } = consoles);
     const web = consoleClient(g.url);
     await web.login(PASSWORD);
     await web.call('POST', '/link/press');
@@ -57,10 +54,7 @@ describe('the console as a newcomer meets it', () => {
     devices = (await call(g.url, 'GET', rest('v2', 'devices'), { token })).json.data.device_list;
   });
 
-  after(async () => {
-    await browser?.close();
-    await g?.dispose();
-  });
+  after(() => consoles?.close());
 
   test('a device opened from the bottom of the list on a phone starts at the top of its page', async () => {
     await phone.goto('/#/devices');

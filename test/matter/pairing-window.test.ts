@@ -42,16 +42,22 @@ function commissioner() {
 
 const S = 1000;
 
+/** A window on a manual clock, over the stand-in commissioner, counting its closings. */
+function rig() {
+  const clock = new ManualClock();
+  const m = commissioner();
+  const closings: number[] = [];
+  const w = new PairingWindow(
+    () => m.c,
+    clock,
+    () => closings.push(clock.now()),
+  );
+  return { clock, m, w, closings };
+}
+
 describe('pairing mode for another controller', () => {
   test('it is open for the 15 standard minutes and closes exactly then, fifty windows in a row', async () => {
-    const clock = new ManualClock();
-    const m = commissioner();
-    const closings: number[] = [];
-    const w = new PairingWindow(
-      () => m.c,
-      clock,
-      () => closings.push(clock.now()),
-    );
+    const { clock, m, w, closings } = rig();
     for (let i = 0; i < 50; i++) {
       const opened = clock.now();
       const until = await w.open();
@@ -72,14 +78,7 @@ describe('pairing mode for another controller', () => {
   });
 
   test('a controller added through it closes it at once, and its timer with it', async () => {
-    const clock = new ManualClock();
-    const m = commissioner();
-    let closed = 0;
-    const w = new PairingWindow(
-      () => m.c,
-      clock,
-      () => closed++,
-    );
+    const { clock, m, w, closings } = rig();
     for (let i = 0; i < 20; i++) {
       await w.open();
       clock.advance(i * 30 * S);
@@ -87,20 +86,13 @@ describe('pairing mode for another controller', () => {
       assert.equal(w.until, null);
       assert.equal(clock.pending(), 0);
     }
-    assert.equal(closed, 20);
+    assert.equal(closings.length, 20);
     clock.advance(WINDOW_SECONDS * S);
-    assert.equal(closed, 20, 'no late closing');
+    assert.equal(closings.length, 20, 'no late closing');
   });
 
   test('opened again while open, it runs 15 minutes from then; closed by hand, it ends now; a closed one closes nothing', async () => {
-    const clock = new ManualClock();
-    const m = commissioner();
-    let closed = 0;
-    const w = new PairingWindow(
-      () => m.c,
-      clock,
-      () => closed++,
-    );
+    const { clock, m, w, closings } = rig();
     await w.close();
     assert.deepEqual(m.calls, [], 'closing a window that is not open asks nothing of matter.js');
     const first = await w.open();
@@ -113,14 +105,12 @@ describe('pairing mode for another controller', () => {
     await w.close();
     assert.equal(w.until, null);
     assert.equal(m.open(), false);
-    assert.equal(closed, 1);
+    assert.equal(closings.length, 1);
     assert.equal(clock.pending(), 0);
   });
 
   test('its length stays within what the Matter specification allows (3 to 15 minutes)', async () => {
-    const clock = new ManualClock();
-    const m = commissioner();
-    const w = new PairingWindow(() => m.c, clock);
+    const { clock, w } = rig();
     for (const [asked, got] of [
       [10, MIN_WINDOW_SECONDS],
       [3600, WINDOW_SECONDS],
@@ -132,19 +122,12 @@ describe('pairing mode for another controller', () => {
   });
 
   test('a stopped bridge leaves no timer, and its window does not call back', async () => {
-    const clock = new ManualClock();
-    const m = commissioner();
-    let closed = 0;
-    const w = new PairingWindow(
-      () => m.c,
-      clock,
-      () => closed++,
-    );
+    const { clock, w, closings } = rig();
     await w.open();
     w.stop();
     assert.equal(clock.pending(), 0);
     assert.equal(w.until, null);
     clock.advance(WINDOW_SECONDS * S);
-    assert.equal(closed, 0);
+    assert.equal(closings.length, 0);
   });
 });

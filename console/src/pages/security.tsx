@@ -23,6 +23,10 @@ const KINDS: Record<string, { plural: string; one: string }> = {
   contact: { plural: 'Doors and windows', one: 'door or window' },
   motion: { plural: 'Motion', one: 'motion' },
   'tamper-alert': { plural: 'Tamper', one: 'tamper' },
+  // What sets off an alarm in every mode, as the alarm's status names it.
+  smoke: { plural: 'Smoke', one: 'smoke' },
+  gas: { plural: 'Gas', one: 'gas' },
+  'water-leak': { plural: 'Water leaks', one: 'water leak' },
 };
 
 function kindWord(k: string): string {
@@ -169,7 +173,9 @@ function ModeForm({
                     setC({ ...c, devices: [...next] });
                   }}
                 />
-                {s.name} <span class="muted">{s.kinds.map(kindWord).join(', ')}</span>
+                <span>
+                  {s.name} <span class="muted">{s.kinds.map(kindWord).join(', ')}</span>
+                </span>
               </label>
             ))}
         </div>
@@ -221,7 +227,7 @@ export function SecurityPage() {
         {status.mode && <p>Mode: {humanize(status.mode.name)}</p>}
         {status.trigger && (
           <p>
-            Set off by {triggerName} ({humanize(status.trigger.capability)})
+            Set off by {triggerName} ({kindWord(status.trigger.capability)})
           </p>
         )}
         {running && <p>{countdown(status.ends_at, now)} left</p>}
