@@ -1,0 +1,729 @@
+/**
+ * The automation engine: it keeps the definitions (checked whole when saved), listens to the
+ * event bus for device, security and alarm events, schedules time and sun triggers on the
+ * injected clock, holds `for` durations in the store, guards against loops, and starts runs
+ * (runs.ts). Nothing of it is lost to a restart: see docs/automations.md for the rules, and
+ * start() for what a start resumes.
+ */
+import { randomBytes } from 'node:crypto';
+import type { BusEvent } from '../core/event-bus.ts';
+import { evaluateAll } from './conditions.ts';
+import { automationLimits as L } from './limits.ts';
+import { change, pressOf, type StateTrigger, stateEdge, wanted } from './matching.ts';
+import type { Definition, DefinitionInput, Trigger } from './model.ts';
+import type { EnginePorts } from './ports.ts';
+import { Runs } from './runs.ts';
+import { isScheduled, nextOccurrence, type Occurrence, occurrencesBetween } from './schedule.ts';
+import { AutomationStore } from './store.ts';
+import { type Location, parseLocation } from './sun.ts';
+import {
+  type Bucket,
+  bucketOf,
+  type Cause,
+  type ConditionResult,
+  iso,
+  type Trace,
+  type TraceTrigger,
+} from './trace.ts';
+import { validateDefinition } from './validate.ts';
+import { resolveRef } from './values.ts';
+import { machineZone, Zone } from './zone.ts';
+
+export type Saved = { ok: true; definition: Definition } | { ok: false; errors: string[] };
+export type Started = { ok: true; run_id: string } | { ok: false; message: string };
+
+/** A trigger of a definition, by index. */
+interface TriggerRef {
+  def: Definition;
+  index: number;
+}
+
+/** How a trigger fired: the words for the trace, the event's cause, a scheduled instant. */
+interface Firing {
+  description: string;
+  cause: Cause | null;
+  scheduled?: Occurrence;
+  /** Runs inside the firing's transaction first; false: already fired (a scheduled instant claimed before). */
+  claim?: () => boolean;
+}
+
+const key = (id: string, index: number) => `${id}\u0000${index}`;
+
+export class AutomationEngine {
+  private readonly store: AutomationStore;
+  private readonly runs: Runs;
+  private readonly defs = new Map<string, Definition>();
+  /** Device triggers by serial number. */
+  private readonly byDevice = new Map<string, TriggerRef[]>();
+  private readonly byKind = new Map<string, TriggerRef[]>();
+  /** The last state and online flag seen of each device: edges are changes from these. */
+  private readonly seen = new Map<string, { state: Record<string, unknown>; online: boolean }>();
+  private readonly schedules = new Map<string, () => void>();
+  private readonly holdTimers = new Map<string, () => void>();
+  /** Recent run starts per automation (the rate guard). */
+  private readonly starts = new Map<string, number[]>();
+  /** A run's command to a device: that device's reports in the next moments are caused by the run. */
+  private readonly expected = new Map<string, { cause: Cause; until: number }>();
+  private current: Cause | null = null;
+  private unsubscribe?: () => void;
+  private running = false;
+  readonly zone: Zone;
+  readonly location: Location | null;
+
+  constructor(private readonly ports: EnginePorts) {
+    this.store = new AutomationStore(ports.db);
+    this.zone = new Zone(ports.settings.timeZone || machineZone());
+    this.location = parseLocation(ports.settings.location);
+    this.runs = new Runs(
+      { ...ports, store: this.store },
+      {
+        definition: (id) => this.defs.get(id),
+        runScene: (id, cause) => this.runScene(id, cause),
+        setEnabled: (id, enabled) => this.setEnabled(id, enabled).ok,
+        within: (cause, serial, fn) => this.within(cause, serial, fn),
+      },
+    );
+  }
+
+  // ---- life cycle ----
+
+  /**
+   * Loads the definitions and marks broken those naming what is gone, resumes every journalled
+   * run (delays with the time left) and `for` hold, runs once each time or sun trigger that fell
+   * while the gateway was down if it is within the grace (else records it missed), schedules the
+   * next ones, and fires the `started` triggers.
+   */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    for (const d of this.store.definitions()) this.defs.set(d.id, d);
+    for (const d of this.ports.devices.list()) this.seen.set(d.serial_number, { state: d.state, online: d.online });
+    for (const d of this.defs.values()) this.recheck(d);
+    this.reindex();
+    this.unsubscribe = this.ports.bus.subscribe((e) => this.onEvent(e));
+    for (const row of this.store.runs()) this.runs.resume(row);
+    this.runs.drainQueues();
+    this.resumeHolds();
+    const now = this.ports.clock.now();
+    for (const d of this.defs.values()) if (this.live(d)) this.catchUp(d, now);
+    for (const ref of this.byKind.get('started') ?? [])
+      this.fire(ref, { description: 'the gateway started', cause: null });
+  }
+
+  /** Stops listening and every timer; runs halt where they are, their journal kept for the next start. */
+  stop(): void {
+    if (!this.running) return;
+    this.running = false;
+    this.unsubscribe?.();
+    this.runs.halt();
+    for (const cancel of this.schedules.values()) cancel();
+    for (const cancel of this.holdTimers.values()) cancel();
+    this.schedules.clear();
+    this.holdTimers.clear();
+  }
+
+  // ---- definitions ----
+
+  list(): Definition[] {
+    return [...this.defs.values()];
+  }
+
+  get(id: string): Definition | undefined {
+    return this.defs.get(id);
+  }
+
+  /**
+   * Checks a whole definition and saves it (a new one without `id`, else the next version of that
+   * one). Runs of the version before are stopped, with a trace entry; nothing is saved on errors.
+   */
+  save(input: unknown): Saved {
+    const checked = validateDefinition(input, this.validation());
+    if (!checked.ok) return checked;
+    const def = checked.value;
+    const old = def.id === undefined ? undefined : this.defs.get(def.id);
+    if (def.id !== undefined && !old)
+      return { ok: false, errors: [`id: no scene or automation has id ${JSON.stringify(def.id)}`] };
+    if (old && old.kind !== def.kind)
+      return { ok: false, errors: [`kind: ${old.id} is a ${old.kind}; it cannot become a ${def.kind}`] };
+    if (!old && this.defs.size >= L.definitions)
+      return {
+        ok: false,
+        errors: [`definition: ${L.definitions} scenes and automations is the most the gateway keeps`],
+      };
+    const id = def.id ?? randomBytes(6).toString('hex');
+    const now = this.ports.clock.now();
+    if (old) this.runs.cancelAll(id, 'stopped: the automation was changed');
+    const saved = this.store.transaction(() => {
+      const d = this.store.save(id, def, def.enabled ?? old?.enabled ?? true, (old?.version ?? 0) + 1, iso(now));
+      this.store.deleteHolds(id);
+      this.store.deleteCursors(id);
+      // Scheduled triggers count from now: a new or changed automation does not catch up on the past.
+      for (const [i, t] of d.triggers.entries()) if (isScheduled(t)) this.store.setCursor(id, i, now);
+      return d;
+    });
+    this.unschedule(id);
+    this.defs.set(id, saved);
+    this.reindex();
+    if (this.running && this.live(saved)) this.scheduleAll(saved, now);
+    this.changed(id, 'saved', null);
+    // Others may have named this id before it existed (or as a scene it no longer is).
+    for (const d of this.defs.values()) if (d.id !== id) this.recheck(d);
+    return { ok: true, definition: saved };
+  }
+
+  /** Removes a definition, stopping its runs; those that name it become broken. */
+  remove(id: string): boolean {
+    if (!this.defs.has(id)) return false;
+    this.runs.cancelAll(id, 'stopped: the automation was removed');
+    this.unschedule(id);
+    this.store.remove(id);
+    this.defs.delete(id);
+    this.reindex();
+    this.changed(id, 'removed', null);
+    for (const d of this.defs.values()) this.recheck(d);
+    return true;
+  }
+
+  /** Enables or disables; disabling stops its runs and holds, enabling schedules from now. */
+  setEnabled(id: string, enabled: boolean): { ok: boolean } {
+    const d = this.defs.get(id);
+    if (!d) return { ok: false };
+    if (d.enabled === enabled) return { ok: true };
+    const now = this.ports.clock.now();
+    if (!enabled) this.runs.cancelAll(id, 'stopped: the automation was disabled');
+    this.store.transaction(() => {
+      this.store.setEnabled(id, enabled, iso(now));
+      this.store.deleteHolds(id);
+      for (const [i, t] of d.triggers.entries()) if (isScheduled(t)) this.store.setCursor(id, i, now);
+    });
+    this.cancelHolds(id);
+    this.unschedule(id);
+    d.enabled = enabled;
+    this.reindex();
+    if (this.running && this.live(d)) this.scheduleAll(d, now);
+    this.changed(id, enabled ? 'enabled' : 'disabled', d.broken);
+    return { ok: true };
+  }
+
+  /** Runs a scene or an automation by hand: its actions, its conditions skipped unless asked. */
+  run(id: string, opts: { conditions?: boolean } = {}): Started {
+    const d = this.defs.get(id);
+    if (!d) return { ok: false, message: `no scene or automation has id ${JSON.stringify(id)}` };
+    if (d.broken) return { ok: false, message: `it is broken: ${d.broken.join('; ')}` };
+    const at = iso(this.ports.clock.now());
+    return this.startRun(
+      d,
+      { kind: 'manual', description: 'run by hand', at, caused_by: null },
+      null,
+      opts.conditions ?? false,
+    );
+  }
+
+  /** The kept traces of a definition, newest first. */
+  traces(id: string, bucket?: Bucket): Trace[] {
+    return this.store.traces(id, bucket);
+  }
+
+  /** The runs running, waiting or queued now. */
+  active(): ReturnType<Runs['list']> {
+    return this.runs.list();
+  }
+
+  /** When each scheduled trigger of a definition fires next (instants in ISO 8601). */
+  nextFirings(id: string): { trigger: number; at: string | null }[] {
+    const d = this.defs.get(id);
+    if (!d) return [];
+    const now = this.ports.clock.now();
+    return d.triggers.flatMap((t, i) => {
+      if (!isScheduled(t)) return [];
+      const o = nextOccurrence(t, now, this.zone, this.location);
+      return [{ trigger: i, at: o ? iso(o.at) : null }];
+    });
+  }
+
+  // ---- checks ----
+
+  private validation() {
+    return {
+      device: (serial: string) => this.ports.devices.get(serial),
+      definition: (id: string) => this.defs.get(id)?.kind,
+      sids: () => this.ports.security.modes().map((m) => m.sid),
+      hasLocation: this.location !== null,
+    };
+  }
+
+  /** Checks a saved definition again (a device, scene or mode it names may be gone): broken or whole. */
+  private recheck(d: Definition): void {
+    const { id: _i, version: _v, broken: _b, created_at: _c, updated_at: _u, ...input } = d;
+    const r = validateDefinition({ ...input, id: d.id }, this.validation());
+    const broken = r.ok ? null : r.errors;
+    if (JSON.stringify(broken) === JSON.stringify(d.broken)) return;
+    d.broken = broken;
+    this.store.setBroken(d.id, broken);
+    if (broken) {
+      this.runs.cancelAll(d.id, `stopped: the automation is broken: ${broken.join('; ')}`);
+      this.cancelHolds(d.id);
+      this.unschedule(d.id);
+      this.ports.log.warn({ automation_id: d.id, broken }, `automation ${d.name} is broken: ${broken.join('; ')}`);
+    } else if (this.running && this.live(d)) this.scheduleAll(d, this.ports.clock.now());
+    this.reindex();
+    this.changed(d.id, broken ? 'broken' : 'repaired', broken);
+  }
+
+  private changed(
+    id: string,
+    change: 'saved' | 'removed' | 'enabled' | 'disabled' | 'broken' | 'repaired',
+    broken: string[] | null,
+  ): void {
+    this.ports.bus.publish('automation#changed', { payload: { automation_id: id, change, broken } });
+  }
+
+  /** Enabled, whole automations are the ones whose triggers listen. */
+  private live(d: Definition): boolean {
+    return d.enabled && d.broken === null;
+  }
+
+  private reindex(): void {
+    this.byDevice.clear();
+    this.byKind.clear();
+    for (const def of this.defs.values()) {
+      if (!this.live(def)) continue;
+      def.triggers.forEach((t, index) => {
+        const ref = { def, index };
+        if ('device' in t) {
+          const list = this.byDevice.get(t.device) ?? [];
+          list.push(ref);
+          this.byDevice.set(t.device, list);
+        } else if (!isScheduled(t)) {
+          const list = this.byKind.get(t.type) ?? [];
+          list.push(ref);
+          this.byKind.set(t.type, list);
+        }
+      });
+    }
+  }
+
+  // ---- events ----
+
+  private onEvent(e: BusEvent): void {
+    switch (e.name) {
+      case 'device#updateDeviceState':
+        this.onState(e as BusEvent<'device#updateDeviceState'>);
+        return;
+      case 'device#updateDeviceOnline':
+        this.onOnline(e as BusEvent<'device#updateDeviceOnline'>);
+        return;
+      case 'device#addDevice':
+      case 'device#updateDeviceInfo':
+      case 'device#deleteDevice': {
+        const serial =
+          e.name === 'device#addDevice'
+            ? String((e.data as { payload: { serial_number?: unknown } }).payload.serial_number)
+            : (e.data as { endpoint: { serial_number: string } }).endpoint.serial_number;
+        const d = this.ports.devices.get(serial);
+        if (d) this.seen.set(serial, { state: d.state, online: d.online });
+        else this.seen.delete(serial);
+        for (const def of [...this.defs.values()]) if (def.broken || names(def, serial)) this.recheck(def);
+        return;
+      }
+      case 'security#updateArmState': {
+        const { arm_state, detail } = (e as BusEvent<'security#updateArmState'>).data.payload;
+        const state = arm_state === 'arming' ? 'armed' : 'disarmed';
+        for (const ref of this.byKind.get('security') ?? []) {
+          const t = ref.def.triggers[ref.index] as Extract<Trigger, { type: 'security' }>;
+          if (t.state === state && (t.sid === undefined || t.sid === detail.sid))
+            this.fire(ref, { description: `${detail.name} ${state}`, cause: this.current });
+        }
+        return;
+      }
+      case 'bridge#updateAlarmState': {
+        const raised = (e as BusEvent<'bridge#updateAlarmState'>).data.payload.alarm_state === 'alarming';
+        for (const ref of this.byKind.get('alarm') ?? []) {
+          const t = ref.def.triggers[ref.index] as Extract<Trigger, { type: 'alarm' }>;
+          if ((t.state === 'raised') === raised)
+            this.fire(ref, { description: raised ? 'the alarm was raised' : 'the alarm ended', cause: this.current });
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** The run a device's event comes from, when a run commanded it a moment ago (or is acting now). */
+  private causeOf(serial: string): Cause | null {
+    if (this.current) return this.current;
+    const x = this.expected.get(serial);
+    if (!x) return null;
+    if (x.until < this.ports.clock.now()) {
+      this.expected.delete(serial);
+      return null;
+    }
+    return x.cause;
+  }
+
+  private within<T>(cause: Cause, serial: string | null, fn: () => T): T {
+    // A device confirms a command by reporting its new state, through Zigbee2MQTT, a moment later.
+    if (serial !== null) this.expected.set(serial, { cause, until: this.ports.clock.now() + 10_000 });
+    const before = this.current;
+    this.current = cause;
+    try {
+      return fn();
+    } finally {
+      this.current = before;
+    }
+  }
+
+  private onState(e: BusEvent<'device#updateDeviceState'>): void {
+    const serial = e.data.endpoint.serial_number;
+    const device = this.ports.devices.get(serial);
+    const before = this.seen.get(serial);
+    if (device) this.seen.set(serial, { state: device.state, online: device.online });
+    const refs = this.byDevice.get(serial);
+    if (device && refs) {
+      const cause = this.causeOf(serial);
+      for (const ref of refs) {
+        const t = ref.def.triggers[ref.index] as Trigger;
+        if (t.type === 'press') {
+          const press = pressOf(e.data.payload, t.name);
+          if (press === t.press) this.fire(ref, { description: `${device.name}: ${t.press}`, cause });
+        } else if (t.type === 'state') {
+          if (!(t.capability in e.data.payload)) continue;
+          const r = resolveRef(device.capabilities, t, '', []);
+          if (!r) continue;
+          const [was, now] = change(before?.state, device.state, r);
+          const description = `${device.name} ${r.field} changed from ${JSON.stringify(was) ?? 'unknown'} to ${JSON.stringify(now)}`;
+          this.edge(ref, t, stateEdge(t, was, now), wanted(t, now), { description, cause });
+        }
+      }
+    }
+    this.runs.deviceChanged(serial);
+  }
+
+  private onOnline(e: BusEvent<'device#updateDeviceOnline'>): void {
+    const serial = e.data.endpoint.serial_number;
+    const online = e.data.payload.online;
+    const device = this.ports.devices.get(serial);
+    const before = this.seen.get(serial);
+    if (device) this.seen.set(serial, { state: device.state, online });
+    for (const ref of this.byDevice.get(serial) ?? []) {
+      const t = ref.def.triggers[ref.index] as Trigger;
+      if (t.type !== 'online') continue;
+      const edge = online === t.online && before?.online !== online;
+      const description = `${device?.name ?? serial} went ${online ? 'online' : 'offline'}`;
+      this.edge(ref, t, edge, online === t.online, { description, cause: this.causeOf(serial) });
+    }
+    this.runs.deviceChanged(serial);
+  }
+
+  /** A trigger's edge: fires now, or starts its `for` hold; a value that no longer holds ends the hold. */
+  private edge(
+    ref: TriggerRef,
+    t: StateTrigger | Extract<Trigger, { type: 'online' }>,
+    edge: boolean,
+    holds: boolean,
+    f: Firing,
+  ): void {
+    const k = key(ref.def.id, ref.index);
+    if (!holds && this.holdTimers.has(k)) {
+      this.holdTimers.get(k)?.();
+      this.holdTimers.delete(k);
+      this.store.deleteHold(ref.def.id, ref.index);
+      return;
+    }
+    if (!edge) return;
+    if (t.for_seconds === undefined || t.for_seconds === 0) {
+      this.fire(ref, f);
+      return;
+    }
+    if (this.holdTimers.has(k)) return;
+    const deadline = this.ports.clock.now() + t.for_seconds * 1000;
+    // In the store before the hold starts: a restart resumes it with the time that remains.
+    this.store.putHold({
+      automation_id: ref.def.id,
+      trigger_index: ref.index,
+      version: ref.def.version,
+      deadline,
+      cause: f.cause,
+    });
+    this.armHold(ref, deadline, { ...f, description: `${f.description}, held for ${t.for_seconds} s` });
+  }
+
+  private armHold(ref: TriggerRef, deadline: number, f: Firing): void {
+    const k = key(ref.def.id, ref.index);
+    const cancel = this.ports.clock.setTimer(Math.max(0, deadline - this.ports.clock.now()), () => {
+      this.holdTimers.delete(k);
+      this.fire(ref, { ...f, claim: () => this.store.deleteHold(ref.def.id, ref.index) });
+    });
+    this.holdTimers.set(k, cancel);
+  }
+
+  private cancelHolds(id: string): void {
+    for (const [k, cancel] of [...this.holdTimers]) {
+      if (!k.startsWith(`${id}\u0000`)) continue;
+      cancel();
+      this.holdTimers.delete(k);
+    }
+  }
+
+  /** At start: each stored hold resumes with the time left if its value still holds, else it is dropped (traced). */
+  private resumeHolds(): void {
+    for (const h of this.store.holds()) {
+      const def = this.defs.get(h.automation_id);
+      const t = def?.triggers[h.trigger_index];
+      if (!def || !this.live(def) || def.version !== h.version || !t || (t.type !== 'state' && t.type !== 'online')) {
+        this.store.deleteHold(h.automation_id, h.trigger_index);
+        continue;
+      }
+      const device = this.ports.devices.get(t.device);
+      let holds = false;
+      if (device && t.type === 'online') holds = device.online === t.online;
+      else if (device && t.type === 'state') {
+        const r = resolveRef(device.capabilities, t, '', []);
+        holds = r !== undefined && wanted(t, change(undefined, device.state, r)[1]);
+      }
+      const ref = { def, index: h.trigger_index };
+      const description = `${device?.name ?? t.device}: held for ${t.for_seconds} s (resumed after a restart)`;
+      if (holds) this.armHold(ref, h.deadline, { description, cause: h.cause });
+      else {
+        this.store.transaction(() => {
+          this.store.deleteHold(h.automation_id, h.trigger_index);
+          this.notRun(
+            def,
+            this.traceTrigger(ref, { description, cause: h.cause }),
+            [],
+            'the held value changed while the gateway was down',
+          );
+        });
+      }
+    }
+  }
+
+  // ---- time and sun ----
+
+  private scheduleAll(d: Definition, after: number): void {
+    for (const [i, t] of d.triggers.entries()) if (isScheduled(t)) this.schedule(d, i, after);
+  }
+
+  private schedule(d: Definition, index: number, after: number): void {
+    const t = d.triggers[index];
+    if (!t || !isScheduled(t)) return;
+    const o = nextOccurrence(t, after, this.zone, this.location);
+    if (!o) return;
+    const k = key(d.id, index);
+    this.schedules.get(k)?.();
+    const cancel = this.ports.clock.setTimer(o.at - this.ports.clock.now(), () => {
+      this.schedules.delete(k);
+      const now = this.ports.clock.now();
+      const current = this.defs.get(d.id);
+      if (!current || current.version !== d.version || !this.live(current)) return;
+      // The real clock can fire a long timer early (a clock set back): wait for the instant itself.
+      if (now < o.at) {
+        this.schedule(current, index, after);
+        return;
+      }
+      this.occur(current, index, o, now);
+      this.schedule(current, index, o.at);
+    });
+    this.schedules.set(k, cancel);
+  }
+
+  private unschedule(id: string): void {
+    for (const [k, cancel] of [...this.schedules]) {
+      if (!k.startsWith(`${id}\u0000`)) continue;
+      cancel();
+      this.schedules.delete(k);
+    }
+  }
+
+  /** One occurrence: runs if at most the grace late, else recorded missed; its instant is claimed once. */
+  private occur(
+    d: Definition,
+    index: number,
+    o: Occurrence,
+    now: number,
+    missed: Occurrence[] = [],
+    more = false,
+  ): void {
+    const t = d.triggers[index] as Trigger;
+    const what =
+      t.type === 'time'
+        ? `time ${t.at}`
+        : t.type === 'sun'
+          ? `${t.event}${t.offset_minutes ? ` ${t.offset_minutes > 0 ? '+' : ''}${t.offset_minutes} min` : ''}`
+          : t.type;
+    const ref = { def: d, index };
+    const late = now - o.at;
+    const gap =
+      o.resolution === 'gap' ? ' (that time did not exist today: clocks went forward; run at the change)' : '';
+    const claim = () => {
+      const cursor = this.store.cursor(d.id, index);
+      if (cursor !== undefined && cursor >= o.at) return false;
+      this.store.setCursor(d.id, index, o.at);
+      return true;
+    };
+    this.store.transaction(() => {
+      if (missed.length > 0 || late > this.ports.settings.graceSeconds * 1000) {
+        const all = late > this.ports.settings.graceSeconds * 1000 ? [...missed, o] : missed;
+        const first = all[0] as Occurrence;
+        const last = all[all.length - 1] as Occurrence;
+        const count = `${more ? 'more than ' : ''}${all.length}`;
+        this.notRun(
+          d,
+          this.traceTrigger(ref, { description: what, cause: null, scheduled: last }),
+          [],
+          `missed: ${count} occurrence${all.length === 1 && !more ? '' : 's'} of ${what} (${iso(first.at)}${all.length > 1 ? ` to ${iso(last.at)}` : ''}) fell while the gateway was down, more than the grace of ${this.ports.settings.graceSeconds} s ago`,
+        );
+        if (last.at > (this.store.cursor(d.id, index) ?? 0)) this.store.setCursor(d.id, index, last.at);
+        if (all.includes(o)) return;
+      }
+      this.fire(ref, { description: `${what}${gap}`, cause: null, scheduled: o, claim });
+    });
+  }
+
+  /** At start: the occurrences of each scheduled trigger since its cursor: the last runs if within the grace. */
+  private catchUp(d: Definition, now: number): void {
+    d.triggers.forEach((t, index) => {
+      if (!isScheduled(t)) return;
+      const cursor = this.store.cursor(d.id, index);
+      if (cursor === undefined) {
+        this.store.setCursor(d.id, index, now);
+      } else {
+        const { list, more } = occurrencesBetween(t, cursor, now, this.zone, this.location);
+        const last = list.pop();
+        if (last) this.occur(d, index, last, now, list, more);
+      }
+      this.schedule(d, index, now);
+    });
+  }
+
+  // ---- starting runs ----
+
+  private runScene(id: string, cause: Cause): Started {
+    const d = this.defs.get(id);
+    if (!d) return { ok: false, message: `no scene has id ${id}` };
+    if (d.broken) return { ok: false, message: `scene ${d.name} is broken: ${d.broken.join('; ')}` };
+    const by = this.defs.get(cause.automation_id)?.name ?? 'a scene action';
+    const at = iso(this.ports.clock.now());
+    return this.startRun(d, { kind: 'scene', description: `run by ${by}`, at, caused_by: cause }, cause, false);
+  }
+
+  private traceTrigger(ref: TriggerRef, f: Firing): TraceTrigger {
+    const now = this.ports.clock.now();
+    return {
+      kind: 'trigger',
+      index: ref.index,
+      description: f.description,
+      at: iso(now),
+      ...(f.scheduled
+        ? { scheduled: iso(f.scheduled.at), late_seconds: Math.max(0, Math.round((now - f.scheduled.at) / 1000)) }
+        : {}),
+      caused_by: f.cause,
+    };
+  }
+
+  /** A trigger fired: guards, conditions and the run mode decide whether (and how) it runs. */
+  private fire(ref: TriggerRef, f: Firing): void {
+    const d = this.defs.get(ref.def.id);
+    if (!d || d.version !== ref.def.version || !this.live(d)) return;
+    this.store.transaction(() => {
+      if (f.claim && !f.claim()) return;
+      this.startRun(d, this.traceTrigger(ref, f), f.cause, true);
+    });
+  }
+
+  /** Records a trigger that did not start a run, with why. */
+  private notRun(d: Definition, trigger: TraceTrigger, conditions: ConditionResult[], reason: string): void {
+    const now = this.ports.clock.now();
+    const trace: Trace = {
+      run_id: randomBytes(8).toString('hex'),
+      automation_id: d.id,
+      version: d.version,
+      trigger,
+      conditions,
+      steps: [],
+      started_at: iso(now),
+      ended_at: iso(now),
+      result: 'not_run',
+      reason,
+    };
+    if (bucketOf(trace) === 'not_run') this.store.addTrace(trace, now);
+  }
+
+  private startRun(d: Definition, trigger: TraceTrigger, cause: Cause | null, checkConditions: boolean): Started {
+    const now = this.ports.clock.now();
+    const depth = (cause?.depth ?? 0) + 1;
+    if (depth > L.causalDepth) {
+      const chain = [...(cause?.chain ?? []), d.id].map((id) => this.defs.get(id)?.name ?? id).join(' -> ');
+      const reason = `loop stopped: this run would be ${depth} runs deep in a chain of runs each set off by the one before (${chain}); the limit is ${L.causalDepth}`;
+      return this.refuse(d, trigger, [], reason, true);
+    }
+    const recent = (this.starts.get(d.id) ?? []).filter((t) => t > now - L.rateWindowSeconds * 1000);
+    this.starts.set(d.id, recent);
+    if (recent.length >= L.rateRuns) {
+      const reason = `loop stopped: ${recent.length} runs within ${L.rateWindowSeconds} s is the most one automation may start (a loop of automations, or a device that reports too often)`;
+      return this.refuse(d, trigger, [], reason, recent.length === L.rateRuns);
+    }
+    const conditions: ConditionResult[] = [];
+    if (checkConditions) {
+      const ctx = {
+        now,
+        zone: this.zone,
+        location: this.location,
+        devices: this.ports.devices,
+        security: this.ports.security,
+      };
+      if (!evaluateAll(d.conditions, ctx, conditions)) {
+        const failed = conditions.find((c) => !c.result && !c.path.includes('.conditions.'));
+        return this.refuse(
+          d,
+          trigger,
+          conditions,
+          `condition ${failed?.path ?? ''} (${failed?.type ?? ''}) did not hold`,
+          false,
+        );
+      }
+    }
+    const active = this.runs.activeOf(d.id);
+    const queued = this.runs.queuedOf(d.id);
+    if (d.mode === 'single' && active > 0)
+      return this.refuse(d, trigger, conditions, 'already running (mode single)', false);
+    if (d.mode === 'parallel' && active >= d.max)
+      return this.refuse(d, trigger, conditions, `${d.max} runs at once is its max (mode parallel)`, false);
+    if (d.mode === 'queued' && active + queued >= d.max)
+      return this.refuse(d, trigger, conditions, `${d.max} runs waiting or running is its max (mode queued)`, false);
+    if (d.mode === 'restart' && active > 0)
+      this.runs.cancelActive(d.id, 'stopped: restarted by a new trigger (mode restart)');
+    if (this.runs.total >= L.runsInAll)
+      return this.refuse(d, trigger, conditions, `${L.runsInAll} runs at once in all is the gateway's limit`, false);
+    recent.push(now);
+    const row = this.runs.newRun(d, trigger, cause, conditions);
+    this.store.transaction(() => this.runs.begin(d, row, d.mode === 'queued' && active > 0));
+    return { ok: true, run_id: row.id };
+  }
+
+  private refuse(
+    d: Definition,
+    trigger: TraceTrigger,
+    conditions: ConditionResult[],
+    reason: string,
+    tell: boolean,
+  ): Started {
+    this.notRun(d, trigger, conditions, reason);
+    if (tell) {
+      this.ports.log.warn({ automation_id: d.id }, `${d.name}: ${reason}`);
+      this.ports.bus.publish('automation#notify', {
+        payload: { automation_id: d.id, run_id: null, name: d.name, message: reason },
+      });
+    }
+    return { ok: false, message: reason };
+  }
+}
+
+/** Whether a definition names a device (in a trigger, condition or action). */
+function names(d: Definition, serial: string): boolean {
+  const json = JSON.stringify([d.triggers, d.conditions, d.actions]);
+  return json.includes(JSON.stringify(serial));
+}
+
+export type { DefinitionInput };
