@@ -254,8 +254,9 @@ export class AutomationEngine {
 
   /** Checks a saved definition again (a device, scene or mode it names may be gone): broken or whole. */
   private recheck(d: Definition): void {
-    const { id: _i, version: _v, broken: _b, created_at: _c, updated_at: _u, ...input } = d;
-    const r = validateDefinition({ ...input, id: d.id }, this.validation());
+    const { version: _v, broken: _b, created_at: _c, updated_at: _u, max, ...input } = d;
+    const counted = d.mode === 'queued' || d.mode === 'parallel';
+    const r = validateDefinition({ ...input, ...(counted ? { max } : {}) }, this.validation());
     const broken = r.ok ? null : r.errors;
     if (JSON.stringify(broken) === JSON.stringify(d.broken)) return;
     d.broken = broken;
@@ -451,11 +452,17 @@ export class AutomationEngine {
 
   private armHold(ref: TriggerRef, deadline: number, f: Firing): void {
     const k = key(ref.def.id, ref.index);
-    const cancel = this.ports.clock.setTimer(Math.max(0, deadline - this.ports.clock.now()), () => {
+    const done = () => {
       this.holdTimers.delete(k);
       this.fire(ref, { ...f, claim: () => this.store.deleteHold(ref.def.id, ref.index) });
-    });
-    this.holdTimers.set(k, cancel);
+    };
+    const left = deadline - this.ports.clock.now();
+    // Ran out while the gateway was down: it fires at the start.
+    if (left <= 0) {
+      done();
+      return;
+    }
+    this.holdTimers.set(k, this.ports.clock.setTimer(left, done));
   }
 
   private cancelHolds(id: string): void {

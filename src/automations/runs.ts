@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../lib/clock.ts';
 import type { Log } from '../lib/log.ts';
 import type { Action, Definition } from './model.ts';
-import type { BusPort, DevicesPort, SecurityPort, SpeakerPort, SpeechPort } from './ports.ts';
+import type { BusPort, DevicesPort, Done, SecurityPort, SpeakerPort, SpeechPort } from './ports.ts';
 import type { AutomationStore, RunRow } from './store.ts';
 import { type Cause, iso, type StepResult, type Trace, type TraceResult, type TraceTrigger } from './trace.ts';
 import { compare, readValue, resolveRef } from './values.ts';
@@ -49,6 +49,10 @@ interface Active {
 }
 
 type Wake = 'elapsed' | 'met' | 'halted' | 'cancelled';
+
+/** Attempts of a device command, and the time between them. */
+const DEVICE_ATTEMPTS = 3;
+const DEVICE_RETRY_MS = 2000;
 
 /** A device value a `wait` watches for. */
 interface Waiter {
@@ -259,9 +263,7 @@ export class Runs {
       case 'device': {
         const device = deps.devices.get(action.device);
         if (!device) return result({ ok: false, message: `device ${action.device} is gone` }, '');
-        const r = await this.host.within(this.cause(a), action.device, () =>
-          deps.devices.control(action.device, action.state, by),
-        );
+        const r = await this.control(a, index, action.device, action.state, by);
         return result(r, `${device.name}: ${JSON.stringify(action.state)}`);
       }
       case 'scene': {
@@ -332,6 +334,37 @@ export class Runs {
     }
   }
 
+  /**
+   * A device command, tried again (DEVICE_ATTEMPTS in all, DEVICE_RETRY_MS apart on the clock)
+   * when it fails: a Zigbee command can be lost, and just after a start Zigbee2MQTT may not list
+   * the devices yet. Each failed attempt is in the trace.
+   */
+  private async control(
+    a: Active,
+    index: number,
+    serial: string,
+    state: Record<string, unknown>,
+    by: string,
+  ): Promise<Done> {
+    for (let attempt = 1; ; attempt++) {
+      const r = await this.host.within(this.cause(a), serial, () => this.deps.devices.control(serial, state, by));
+      if (r.ok || attempt === DEVICE_ATTEMPTS || a.cancelled || this.halted) return r;
+      this.step(a, index, 'device', 'failed', `${r.message}; tried again in ${DEVICE_RETRY_MS / 1000} s`);
+      const wake = await new Promise<Wake>((resolve) => {
+        const cancel = this.deps.clock.setTimer(DEVICE_RETRY_MS, () => {
+          a.interrupt = undefined;
+          resolve('elapsed');
+        });
+        a.interrupt = (why) => {
+          cancel();
+          a.interrupt = undefined;
+          resolve(why);
+        };
+      });
+      if (wake !== 'elapsed') return r;
+    }
+  }
+
   /** How late a wait ended compared with its deadline (a deadline that ran out while the gateway was down). */
   private lateness(a: Active): string | undefined {
     const deadline = a.row.deadline;
@@ -386,9 +419,10 @@ export class Runs {
         waiter = { serial: watch.serial, check: () => watch.met() && finish('met') };
         this.waiters.add(waiter);
       }
-      cancelTimer = this.deps.clock.setTimer(Math.max(0, (row.deadline as number) - this.deps.clock.now()), () =>
-        finish('elapsed'),
-      );
+      const left = (row.deadline as number) - this.deps.clock.now();
+      // Ran out already (while the gateway was down): at once, not at the clock's next tick.
+      if (left <= 0) return finish('elapsed');
+      cancelTimer = this.deps.clock.setTimer(left, () => finish('elapsed'));
     });
   }
 
