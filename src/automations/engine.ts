@@ -8,12 +8,15 @@
 import { randomBytes } from 'node:crypto';
 import type { BusEvent } from '../core/event-bus.ts';
 import { evaluateAll } from './conditions.ts';
+import type { Firing, TriggerHost, TriggerRef } from './firing.ts';
+import { Holds } from './holds.ts';
 import { automationLimits as L } from './limits.ts';
-import { change, pressOf, type StateTrigger, stateEdge, wanted } from './matching.ts';
+import { change, pressOf, stateEdge, wanted } from './matching.ts';
 import type { Definition, DefinitionInput, Trigger } from './model.ts';
 import type { EnginePorts } from './ports.ts';
 import { Runs } from './runs.ts';
-import { isScheduled, nextOccurrence, type Occurrence, occurrencesBetween } from './schedule.ts';
+import { isScheduled } from './schedule.ts';
+import { Scheduler } from './scheduler.ts';
 import { AutomationStore } from './store.ts';
 import { type Location, parseLocation } from './sun.ts';
 import {
@@ -32,23 +35,6 @@ import { machineZone, Zone } from './zone.ts';
 export type Saved = { ok: true; definition: Definition } | { ok: false; errors: string[] };
 export type Started = { ok: true; run_id: string } | { ok: false; message: string };
 
-/** A trigger of a definition, by index. */
-interface TriggerRef {
-  def: Definition;
-  index: number;
-}
-
-/** How a trigger fired: the words for the trace, the event's cause, a scheduled instant. */
-interface Firing {
-  description: string;
-  cause: Cause | null;
-  scheduled?: Occurrence;
-  /** Runs inside the firing's transaction first; false: already fired (a scheduled instant claimed before). */
-  claim?: () => boolean;
-}
-
-const key = (id: string, index: number) => `${id}\u0000${index}`;
-
 export class AutomationEngine {
   private readonly store: AutomationStore;
   private readonly runs: Runs;
@@ -58,8 +44,8 @@ export class AutomationEngine {
   private readonly byKind = new Map<string, TriggerRef[]>();
   /** The last state and online flag seen of each device: edges are changes from these. */
   private readonly seen = new Map<string, { state: Record<string, unknown>; online: boolean }>();
-  private readonly schedules = new Map<string, () => void>();
-  private readonly holdTimers = new Map<string, () => void>();
+  private readonly scheduler: Scheduler;
+  private readonly holds: Holds;
   /** Recent run starts per automation (the rate guard). */
   private readonly starts = new Map<string, number[]>();
   /** A run's command to a device: that device's reports in the next moments are caused by the run. */
@@ -83,6 +69,19 @@ export class AutomationEngine {
         within: (cause, serial, fn) => this.within(cause, serial, fn),
       },
     );
+    const host: TriggerHost = {
+      definition: (id) => this.defs.get(id),
+      live: (d) => this.live(d),
+      fire: (ref, f) => this.fire(ref, f),
+      notRun: (d, trigger, conditions, reason) => this.notRun(d, trigger, conditions, reason),
+      traceTrigger: (ref, f) => this.traceTrigger(ref, f),
+    };
+    const { store, zone, location } = this;
+    this.scheduler = new Scheduler(
+      { store, clock: ports.clock, zone, location, graceSeconds: ports.settings.graceSeconds },
+      host,
+    );
+    this.holds = new Holds({ store, clock: ports.clock, devices: ports.devices }, host);
   }
 
   // ---- life cycle ----
@@ -103,9 +102,9 @@ export class AutomationEngine {
     this.unsubscribe = this.ports.bus.subscribe((e) => this.onEvent(e));
     for (const row of this.store.runs()) this.runs.resume(row);
     this.runs.drainQueues();
-    this.resumeHolds();
+    this.holds.resume();
     const now = this.ports.clock.now();
-    for (const d of this.defs.values()) if (this.live(d)) this.catchUp(d, now);
+    for (const d of this.defs.values()) if (this.live(d)) this.scheduler.catchUp(d, now);
     for (const ref of this.byKind.get('started') ?? [])
       this.fire(ref, { description: 'the gateway started', cause: null });
   }
@@ -116,10 +115,8 @@ export class AutomationEngine {
     this.running = false;
     this.unsubscribe?.();
     this.runs.halt();
-    for (const cancel of this.schedules.values()) cancel();
-    for (const cancel of this.holdTimers.values()) cancel();
-    this.schedules.clear();
-    this.holdTimers.clear();
+    this.scheduler.stop();
+    this.holds.stop();
   }
 
   // ---- definitions ----
@@ -161,10 +158,10 @@ export class AutomationEngine {
       for (const [i, t] of d.triggers.entries()) if (isScheduled(t)) this.store.setCursor(id, i, now);
       return d;
     });
-    this.unschedule(id);
+    this.scheduler.unschedule(id);
     this.defs.set(id, saved);
     this.reindex();
-    if (this.running && this.live(saved)) this.scheduleAll(saved, now);
+    if (this.running && this.live(saved)) this.scheduler.scheduleAll(saved, now);
     this.changed(id, 'saved', null);
     // Others may have named this id before it existed (or as a scene it no longer is).
     for (const d of this.defs.values()) if (d.id !== id) this.recheck(d);
@@ -175,7 +172,7 @@ export class AutomationEngine {
   remove(id: string): boolean {
     if (!this.defs.has(id)) return false;
     this.runs.cancelAll(id, 'stopped: the automation was removed');
-    this.unschedule(id);
+    this.scheduler.unschedule(id);
     this.store.remove(id);
     this.defs.delete(id);
     this.reindex();
@@ -196,11 +193,11 @@ export class AutomationEngine {
       this.store.deleteHolds(id);
       for (const [i, t] of d.triggers.entries()) if (isScheduled(t)) this.store.setCursor(id, i, now);
     });
-    this.cancelHolds(id);
-    this.unschedule(id);
+    this.holds.cancel(id);
+    this.scheduler.unschedule(id);
     d.enabled = enabled;
     this.reindex();
-    if (this.running && this.live(d)) this.scheduleAll(d, now);
+    if (this.running && this.live(d)) this.scheduler.scheduleAll(d, now);
     this.changed(id, enabled ? 'enabled' : 'disabled', d.broken);
     return { ok: true };
   }
@@ -233,12 +230,7 @@ export class AutomationEngine {
   nextFirings(id: string): { trigger: number; at: string | null }[] {
     const d = this.defs.get(id);
     if (!d) return [];
-    const now = this.ports.clock.now();
-    return d.triggers.flatMap((t, i) => {
-      if (!isScheduled(t)) return [];
-      const o = nextOccurrence(t, now, this.zone, this.location);
-      return [{ trigger: i, at: o ? iso(o.at) : null }];
-    });
+    return this.scheduler.next(d, this.ports.clock.now());
   }
 
   // ---- checks ----
@@ -263,10 +255,10 @@ export class AutomationEngine {
     this.store.setBroken(d.id, broken);
     if (broken) {
       this.runs.cancelAll(d.id, `stopped: the automation is broken: ${broken.join('; ')}`);
-      this.cancelHolds(d.id);
-      this.unschedule(d.id);
+      this.holds.cancel(d.id);
+      this.scheduler.unschedule(d.id);
       this.ports.log.warn({ automation_id: d.id, broken }, `automation ${d.name} is broken: ${broken.join('; ')}`);
-    } else if (this.running && this.live(d)) this.scheduleAll(d, this.ports.clock.now());
+    } else if (this.running && this.live(d)) this.scheduler.scheduleAll(d, this.ports.clock.now());
     this.reindex();
     this.changed(d.id, broken ? 'broken' : 'repaired', broken);
   }
@@ -394,7 +386,7 @@ export class AutomationEngine {
           if (!r) continue;
           const [was, now] = change(before?.state, device.state, r);
           const description = `${device.name} ${r.field} changed from ${JSON.stringify(was) ?? 'unknown'} to ${JSON.stringify(now)}`;
-          this.edge(ref, t, stateEdge(t, was, now), wanted(t, now), { description, cause });
+          this.holds.edge(ref, t, stateEdge(t, was, now), wanted(t, now), { description, cause });
         }
       }
     }
@@ -412,196 +404,9 @@ export class AutomationEngine {
       if (t.type !== 'online') continue;
       const edge = online === t.online && before?.online !== online;
       const description = `${device?.name ?? serial} went ${online ? 'online' : 'offline'}`;
-      this.edge(ref, t, edge, online === t.online, { description, cause: this.causeOf(serial) });
+      this.holds.edge(ref, t, edge, online === t.online, { description, cause: this.causeOf(serial) });
     }
     this.runs.deviceChanged(serial);
-  }
-
-  /** A trigger's edge: fires now, or starts its `for` hold; a value that no longer holds ends the hold. */
-  private edge(
-    ref: TriggerRef,
-    t: StateTrigger | Extract<Trigger, { type: 'online' }>,
-    edge: boolean,
-    holds: boolean,
-    f: Firing,
-  ): void {
-    const k = key(ref.def.id, ref.index);
-    if (!holds && this.holdTimers.has(k)) {
-      this.holdTimers.get(k)?.();
-      this.holdTimers.delete(k);
-      this.store.deleteHold(ref.def.id, ref.index);
-      return;
-    }
-    if (!edge) return;
-    if (t.for_seconds === undefined || t.for_seconds === 0) {
-      this.fire(ref, f);
-      return;
-    }
-    if (this.holdTimers.has(k)) return;
-    const deadline = this.ports.clock.now() + t.for_seconds * 1000;
-    // In the store before the hold starts: a restart resumes it with the time that remains.
-    this.store.putHold({
-      automation_id: ref.def.id,
-      trigger_index: ref.index,
-      version: ref.def.version,
-      deadline,
-      cause: f.cause,
-    });
-    this.armHold(ref, deadline, { ...f, description: `${f.description}, held for ${t.for_seconds} s` });
-  }
-
-  private armHold(ref: TriggerRef, deadline: number, f: Firing): void {
-    const k = key(ref.def.id, ref.index);
-    const done = () => {
-      this.holdTimers.delete(k);
-      this.fire(ref, { ...f, claim: () => this.store.deleteHold(ref.def.id, ref.index) });
-    };
-    const left = deadline - this.ports.clock.now();
-    // Ran out while the gateway was down: it fires at the start.
-    if (left <= 0) {
-      done();
-      return;
-    }
-    this.holdTimers.set(k, this.ports.clock.setTimer(left, done));
-  }
-
-  private cancelHolds(id: string): void {
-    for (const [k, cancel] of [...this.holdTimers]) {
-      if (!k.startsWith(`${id}\u0000`)) continue;
-      cancel();
-      this.holdTimers.delete(k);
-    }
-  }
-
-  /** At start: each stored hold resumes with the time left if its value still holds, else it is dropped (traced). */
-  private resumeHolds(): void {
-    for (const h of this.store.holds()) {
-      const def = this.defs.get(h.automation_id);
-      const t = def?.triggers[h.trigger_index];
-      if (!def || !this.live(def) || def.version !== h.version || !t || (t.type !== 'state' && t.type !== 'online')) {
-        this.store.deleteHold(h.automation_id, h.trigger_index);
-        continue;
-      }
-      const device = this.ports.devices.get(t.device);
-      let holds = false;
-      if (device && t.type === 'online') holds = device.online === t.online;
-      else if (device && t.type === 'state') {
-        const r = resolveRef(device.capabilities, t, '', []);
-        holds = r !== undefined && wanted(t, change(undefined, device.state, r)[1]);
-      }
-      const ref = { def, index: h.trigger_index };
-      const description = `${device?.name ?? t.device}: held for ${t.for_seconds} s (resumed after a restart)`;
-      if (holds) this.armHold(ref, h.deadline, { description, cause: h.cause });
-      else {
-        this.store.transaction(() => {
-          this.store.deleteHold(h.automation_id, h.trigger_index);
-          this.notRun(
-            def,
-            this.traceTrigger(ref, { description, cause: h.cause }),
-            [],
-            'the held value changed while the gateway was down',
-          );
-        });
-      }
-    }
-  }
-
-  // ---- time and sun ----
-
-  private scheduleAll(d: Definition, after: number): void {
-    for (const [i, t] of d.triggers.entries()) if (isScheduled(t)) this.schedule(d, i, after);
-  }
-
-  private schedule(d: Definition, index: number, after: number): void {
-    const t = d.triggers[index];
-    if (!t || !isScheduled(t)) return;
-    const o = nextOccurrence(t, after, this.zone, this.location);
-    if (!o) return;
-    const k = key(d.id, index);
-    this.schedules.get(k)?.();
-    const cancel = this.ports.clock.setTimer(o.at - this.ports.clock.now(), () => {
-      this.schedules.delete(k);
-      const now = this.ports.clock.now();
-      const current = this.defs.get(d.id);
-      if (!current || current.version !== d.version || !this.live(current)) return;
-      // The real clock can fire a long timer early (a clock set back): wait for the instant itself.
-      if (now < o.at) {
-        this.schedule(current, index, after);
-        return;
-      }
-      this.occur(current, index, o, now);
-      this.schedule(current, index, o.at);
-    });
-    this.schedules.set(k, cancel);
-  }
-
-  private unschedule(id: string): void {
-    for (const [k, cancel] of [...this.schedules]) {
-      if (!k.startsWith(`${id}\u0000`)) continue;
-      cancel();
-      this.schedules.delete(k);
-    }
-  }
-
-  /** One occurrence: runs if at most the grace late, else recorded missed; its instant is claimed once. */
-  private occur(
-    d: Definition,
-    index: number,
-    o: Occurrence,
-    now: number,
-    missed: Occurrence[] = [],
-    more = false,
-  ): void {
-    const t = d.triggers[index] as Trigger;
-    const what =
-      t.type === 'time'
-        ? `time ${t.at}`
-        : t.type === 'sun'
-          ? `${t.event}${t.offset_minutes ? ` ${t.offset_minutes > 0 ? '+' : ''}${t.offset_minutes} min` : ''}`
-          : t.type;
-    const ref = { def: d, index };
-    const late = now - o.at;
-    const gap =
-      o.resolution === 'gap' ? ' (that time did not exist today: clocks went forward; run at the change)' : '';
-    const claim = () => {
-      const cursor = this.store.cursor(d.id, index);
-      if (cursor !== undefined && cursor >= o.at) return false;
-      this.store.setCursor(d.id, index, o.at);
-      return true;
-    };
-    this.store.transaction(() => {
-      if (missed.length > 0 || late > this.ports.settings.graceSeconds * 1000) {
-        const all = late > this.ports.settings.graceSeconds * 1000 ? [...missed, o] : missed;
-        const first = all[0] as Occurrence;
-        const last = all[all.length - 1] as Occurrence;
-        const count = `${more ? 'more than ' : ''}${all.length}`;
-        this.notRun(
-          d,
-          this.traceTrigger(ref, { description: what, cause: null, scheduled: last }),
-          [],
-          `missed: ${count} occurrence${all.length === 1 && !more ? '' : 's'} of ${what} (${iso(first.at)}${all.length > 1 ? ` to ${iso(last.at)}` : ''}) fell while the gateway was down, more than the grace of ${this.ports.settings.graceSeconds} s ago`,
-        );
-        if (last.at > (this.store.cursor(d.id, index) ?? 0)) this.store.setCursor(d.id, index, last.at);
-        if (all.includes(o)) return;
-      }
-      this.fire(ref, { description: `${what}${gap}`, cause: null, scheduled: o, claim });
-    });
-  }
-
-  /** At start: the occurrences of each scheduled trigger since its cursor: the last runs if within the grace. */
-  private catchUp(d: Definition, now: number): void {
-    d.triggers.forEach((t, index) => {
-      if (!isScheduled(t)) return;
-      const cursor = this.store.cursor(d.id, index);
-      if (cursor === undefined) {
-        this.store.setCursor(d.id, index, now);
-      } else {
-        const { list, more } = occurrencesBetween(t, cursor, now, this.zone, this.location);
-        const last = list.pop();
-        if (last) this.occur(d, index, last, now, list, more);
-      }
-      this.schedule(d, index, now);
-    });
   }
 
   // ---- starting runs ----
@@ -699,10 +504,10 @@ export class AutomationEngine {
       return this.refuse(d, trigger, conditions, `${d.max} runs at once is its max (mode parallel)`, false);
     if (d.mode === 'queued' && active + queued >= d.max)
       return this.refuse(d, trigger, conditions, `${d.max} runs waiting or running is its max (mode queued)`, false);
+    if (this.runs.total >= L.runsInAll && !(d.mode === 'restart' && active > 0))
+      return this.refuse(d, trigger, conditions, `${L.runsInAll} runs at once in all is the gateway's limit`, false);
     if (d.mode === 'restart' && active > 0)
       this.runs.cancelActive(d.id, 'stopped: restarted by a new trigger (mode restart)');
-    if (this.runs.total >= L.runsInAll)
-      return this.refuse(d, trigger, conditions, `${L.runsInAll} runs at once in all is the gateway's limit`, false);
     recent.push(now);
     const row = this.runs.newRun(d, trigger, cause, conditions);
     this.store.transaction(() => this.runs.begin(d, row, d.mode === 'queued' && active > 0));

@@ -144,12 +144,11 @@ export class Runs {
   /** Takes back a journalled run at start. */
   resume(row: RunRow): void {
     const def = this.host.definition(row.automation_id);
-    if (!def || def.version !== row.version) {
-      this.end(
-        { row, def: def as Definition, cancelled: true, resuming: false },
-        'stopped',
-        'the automation was changed or removed while the gateway was down',
-      );
+    if (!def || def.version !== row.version || def.broken) {
+      const why = def?.broken
+        ? `the automation is broken: ${def.broken.join('; ')}`
+        : 'the automation was changed or removed while the gateway was down';
+      this.end({ row, def: def as Definition, cancelled: true, resuming: false }, 'stopped', why);
       return;
     }
     if (row.status === 'queued') {
