@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { BusEvent } from '../core/event-bus.ts';
+import { Causality } from './causality.ts';
 import { evaluateAll } from './conditions.ts';
 import type { Firing, TriggerHost, TriggerRef } from './firing.ts';
 import { Holds } from './holds.ts';
@@ -48,9 +49,7 @@ export class AutomationEngine {
   private readonly holds: Holds;
   /** Recent run starts per automation (the rate guard). */
   private readonly starts = new Map<string, number[]>();
-  /** A run's command to a device: that device's reports in the next moments are caused by the run. */
-  private readonly expected = new Map<string, { cause: Cause; until: number }>();
-  private current: Cause | null = null;
+  private readonly causality: Causality;
   private unsubscribe?: () => void;
   private running = false;
   readonly zone: Zone;
@@ -58,6 +57,7 @@ export class AutomationEngine {
 
   constructor(private readonly ports: EnginePorts) {
     this.store = new AutomationStore(ports.db);
+    this.causality = new Causality(ports.clock);
     this.zone = new Zone(ports.settings.timeZone || machineZone());
     this.location = parseLocation(ports.settings.location);
     this.runs = new Runs(
@@ -66,7 +66,7 @@ export class AutomationEngine {
         definition: (id) => this.defs.get(id),
         runScene: (id, cause) => this.runScene(id, cause),
         setEnabled: (id, enabled) => this.setEnabled(id, enabled).ok,
-        within: (cause, serial, fn) => this.within(cause, serial, fn),
+        within: (cause, serial, fn) => this.causality.within(cause, serial, fn),
       },
     );
     const host: TriggerHost = {
@@ -325,7 +325,7 @@ export class AutomationEngine {
         for (const ref of this.byKind.get('security') ?? []) {
           const t = ref.def.triggers[ref.index] as Extract<Trigger, { type: 'security' }>;
           if (t.state === state && (t.sid === undefined || t.sid === detail.sid))
-            this.fire(ref, { description: `${detail.name} ${state}`, cause: this.current });
+            this.fire(ref, { description: `${detail.name} ${state}`, cause: this.causality.now() });
         }
         return;
       }
@@ -334,36 +334,15 @@ export class AutomationEngine {
         for (const ref of this.byKind.get('alarm') ?? []) {
           const t = ref.def.triggers[ref.index] as Extract<Trigger, { type: 'alarm' }>;
           if ((t.state === 'raised') === raised)
-            this.fire(ref, { description: raised ? 'the alarm was raised' : 'the alarm ended', cause: this.current });
+            this.fire(ref, {
+              description: raised ? 'the alarm was raised' : 'the alarm ended',
+              cause: this.causality.now(),
+            });
         }
         return;
       }
       default:
         return;
-    }
-  }
-
-  /** The run a device's event comes from, when a run commanded it a moment ago (or is acting now). */
-  private causeOf(serial: string): Cause | null {
-    if (this.current) return this.current;
-    const x = this.expected.get(serial);
-    if (!x) return null;
-    if (x.until < this.ports.clock.now()) {
-      this.expected.delete(serial);
-      return null;
-    }
-    return x.cause;
-  }
-
-  private within<T>(cause: Cause, serial: string | null, fn: () => T): T {
-    // A device confirms a command by reporting its new state, through Zigbee2MQTT, a moment later.
-    if (serial !== null) this.expected.set(serial, { cause, until: this.ports.clock.now() + 10_000 });
-    const before = this.current;
-    this.current = cause;
-    try {
-      return fn();
-    } finally {
-      this.current = before;
     }
   }
 
@@ -374,7 +353,7 @@ export class AutomationEngine {
     if (device) this.seen.set(serial, { state: device.state, online: device.online });
     const refs = this.byDevice.get(serial);
     if (device && refs) {
-      const cause = this.causeOf(serial);
+      const cause = this.causality.of(serial);
       for (const ref of refs) {
         const t = ref.def.triggers[ref.index] as Trigger;
         if (t.type === 'press') {
@@ -404,7 +383,7 @@ export class AutomationEngine {
       if (t.type !== 'online') continue;
       const edge = online === t.online && before?.online !== online;
       const description = `${device?.name ?? serial} went ${online ? 'online' : 'offline'}`;
-      this.holds.edge(ref, t, edge, online === t.online, { description, cause: this.causeOf(serial) });
+      this.holds.edge(ref, t, edge, online === t.online, { description, cause: this.causality.of(serial) });
     }
     this.runs.deviceChanged(serial);
   }
