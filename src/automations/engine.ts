@@ -20,15 +20,7 @@ import { isScheduled } from './schedule.ts';
 import { Scheduler } from './scheduler.ts';
 import { AutomationStore } from './store.ts';
 import { type Location, parseLocation } from './sun.ts';
-import {
-  type Bucket,
-  bucketOf,
-  type Cause,
-  type ConditionResult,
-  iso,
-  type Trace,
-  type TraceTrigger,
-} from './trace.ts';
+import { type Bucket, type Cause, type ConditionResult, iso, type Trace, type TraceTrigger } from './trace.ts';
 import { validateDefinition } from './validate.ts';
 import { resolveRef } from './values.ts';
 import { machineZone, Zone } from './zone.ts';
@@ -394,6 +386,7 @@ export class AutomationEngine {
     const d = this.defs.get(id);
     if (!d) return { ok: false, message: `no scene has id ${id}` };
     if (d.broken) return { ok: false, message: `scene ${d.name} is broken: ${d.broken.join('; ')}` };
+    if (!d.enabled) return { ok: false, message: `scene ${d.name} is disabled` };
     const by = this.defs.get(cause.automation_id)?.name ?? 'a scene action';
     const at = iso(this.ports.clock.now());
     return this.startRun(d, { kind: 'scene', description: `run by ${by}`, at, caused_by: cause }, cause, false);
@@ -438,7 +431,7 @@ export class AutomationEngine {
       result: 'not_run',
       reason,
     };
-    if (bucketOf(trace) === 'not_run') this.store.addTrace(trace, now);
+    this.store.addTrace(trace, now);
   }
 
   private startRun(d: Definition, trigger: TraceTrigger, cause: Cause | null, checkConditions: boolean): Started {
