@@ -6,6 +6,7 @@
  * start() for what a start resumes.
  */
 import { randomBytes } from 'node:crypto';
+import { mergeState } from '../core/devices/index.ts';
 import type { BusEvent } from '../core/event-bus.ts';
 import { Causality } from './causality.ts';
 import { evaluateAll } from './conditions.ts';
@@ -342,7 +343,11 @@ export class AutomationEngine {
     const serial = e.data.endpoint.serial_number;
     const device = this.ports.devices.get(serial);
     const before = this.seen.get(serial);
-    if (device) this.seen.set(serial, { state: device.state, online: device.online });
+    // The state this event leaves, from the state seen before it and its payload (the whole new
+    // value of each capability that changed): the registry may already hold later events' changes.
+    const state =
+      device && mergeState(before?.state ?? {}, e.data.payload, device.capabilities, { repeatPresses: false }).state;
+    if (device && state) this.seen.set(serial, { state, online: before?.online ?? device.online });
     const refs = this.byDevice.get(serial);
     if (device && refs) {
       const cause = this.causality.of(serial);
@@ -355,7 +360,7 @@ export class AutomationEngine {
           if (!(t.capability in e.data.payload)) continue;
           const r = resolveRef(device.capabilities, t, '', []);
           if (!r) continue;
-          const [was, now] = change(before?.state, device.state, r);
+          const [was, now] = change(before?.state, state as Record<string, unknown>, r);
           const description = `${device.name} ${r.field} changed from ${JSON.stringify(was) ?? 'unknown'} to ${JSON.stringify(now)}`;
           this.holds.edge(ref, t, stateEdge(t, was, now), wanted(t, now), { description, cause });
         }
@@ -369,7 +374,7 @@ export class AutomationEngine {
     const online = e.data.payload.online;
     const device = this.ports.devices.get(serial);
     const before = this.seen.get(serial);
-    if (device) this.seen.set(serial, { state: device.state, online });
+    if (device) this.seen.set(serial, { state: before?.state ?? device.state, online });
     for (const ref of this.byDevice.get(serial) ?? []) {
       const t = ref.def.triggers[ref.index] as Trigger;
       if (t.type !== 'online') continue;

@@ -140,6 +140,28 @@ describe('a motion sensor and a light', () => {
   });
 });
 
+describe('edges', () => {
+  test('two reports published together (motion, then none) still set off the motion trigger: each event is read as it was', async (t) => {
+    const home = await startHome({ zigbee: 12 });
+    t.after(() => home.stop());
+    const motion = home.device(MOTION).serial;
+    const id = save(home, {
+      kind: 'automation',
+      name: 'Motion seen',
+      triggers: [{ type: 'state', device: motion, capability: 'motion', to: true }],
+      actions: [{ type: 'notify', message: 'motion' }],
+    });
+    const registry = home.g.gateway.devices.registry;
+    // One transaction, two events published after it: by the first one's delivery the registry already reads false.
+    registry.batch(() => {
+      registry.stateReported(motion, { motion: { motion: true } });
+      registry.stateReported(motion, { motion: { motion: false } });
+    });
+    await until(() => home.engine.traces(id).length === 1);
+    assert.equal(home.engine.traces(id)[0]?.result, 'finished');
+  });
+});
+
 describe('holds and waits', () => {
   test('a `for` hold fires when the value held long enough, also across a restart; a value that ends the hold fires nothing', async (t) => {
     let home = await startHome({ zigbee: 12 });
