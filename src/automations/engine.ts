@@ -14,7 +14,7 @@ import type { Firing, TriggerHost, TriggerRef } from './firing.ts';
 import { Holds } from './holds.ts';
 import { automationLimits as L } from './limits.ts';
 import { change, pressOf, stateEdge, wanted } from './matching.ts';
-import type { Definition, DefinitionInput, Trigger } from './model.ts';
+import type { Condition, Definition, DefinitionInput, Trigger } from './model.ts';
 import type { EnginePorts } from './ports.ts';
 import { Runs } from './runs.ts';
 import { isScheduled } from './schedule.ts';
@@ -36,6 +36,8 @@ export class AutomationEngine {
   /** Device triggers by serial number. */
   private readonly byDevice = new Map<string, TriggerRef[]>();
   private readonly byKind = new Map<string, TriggerRef[]>();
+  /** The definitions (live or not) that name each device: checked again when it changes. */
+  private readonly naming = new Map<string, Set<string>>();
   /** The last state and online flag seen of each device: edges are changes from these. */
   private readonly seen = new Map<string, { state: Record<string, unknown>; online: boolean }>();
   private readonly scheduler: Scheduler;
@@ -168,6 +170,7 @@ export class AutomationEngine {
     this.scheduler.unschedule(id);
     this.store.remove(id);
     this.defs.delete(id);
+    this.starts.delete(id);
     this.reindex();
     this.changed(id, 'removed', null);
     for (const d of this.defs.values()) this.recheck(d);
@@ -272,7 +275,13 @@ export class AutomationEngine {
   private reindex(): void {
     this.byDevice.clear();
     this.byKind.clear();
+    this.naming.clear();
     for (const def of this.defs.values()) {
+      for (const serial of devicesOf(def)) {
+        const ids = this.naming.get(serial) ?? new Set<string>();
+        ids.add(def.id);
+        this.naming.set(serial, ids);
+      }
       if (!this.live(def)) continue;
       def.triggers.forEach((t, index) => {
         const ref = { def, index };
@@ -309,7 +318,8 @@ export class AutomationEngine {
         const d = this.ports.devices.get(serial);
         if (d) this.seen.set(serial, { state: d.state, online: d.online });
         else this.seen.delete(serial);
-        for (const def of [...this.defs.values()]) if (def.broken || names(def, serial)) this.recheck(def);
+        for (const def of [...this.defs.values()])
+          if (def.broken || this.naming.get(serial)?.has(def.id)) this.recheck(def);
         return;
       }
       case 'security#updateArmState': {
@@ -509,10 +519,18 @@ export class AutomationEngine {
   }
 }
 
-/** Whether a definition names a device (in a trigger, condition or action). */
-function names(d: Definition, serial: string): boolean {
-  const json = JSON.stringify([d.triggers, d.conditions, d.actions]);
-  return json.includes(JSON.stringify(serial));
+/** The devices a definition names (in a trigger, condition or action). */
+function devicesOf(d: Definition): string[] {
+  const out: string[] = [];
+  for (const x of [...d.triggers, ...d.actions]) if ('device' in x) out.push(x.device);
+  const walk = (list: readonly Condition[]) => {
+    for (const c of list) {
+      if ('device' in c) out.push(c.device);
+      if ('conditions' in c) walk(c.conditions);
+    }
+  };
+  walk(d.conditions);
+  return out;
 }
 
 export type { DefinitionInput };
