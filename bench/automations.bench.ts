@@ -11,8 +11,8 @@
  * same with or without automations (about a millisecond: an fsync), is left out of both.
  * Run: npm run bench -- automations
  */
-import { AutomationEngine, corePorts } from '../src/automations/index.ts';
 import { systemClock } from '../src/lib/clock.ts';
+import { engineOn } from '../test/automations/engine-on.ts';
 import { percentile, report, startBenchGateway } from './lib.ts';
 
 const DEVICES = 1000;
@@ -41,22 +41,7 @@ for (let i = 0; i < DEVICES; i++) {
     }).serial_number,
   );
 }
-const s = g.settings;
-const engine = new AutomationEngine(
-  corePorts(
-    {
-      db: g.db,
-      bus: g.bus,
-      devices: g.devices,
-      security: g.security,
-      alarm: g.alarm,
-      speaker: g.speaker,
-      clock: systemClock,
-      log: g.log,
-    },
-    { timeZone: 'Europe/Berlin', location: '52.52,13.405', graceSeconds: s.automations.grace_minutes * 60 },
-  ),
-);
+const engine = engineOn(g, systemClock);
 for (let i = 0; i < AUTOMATIONS; i++) {
   const r = engine.save({
     kind: 'automation',

@@ -12,6 +12,7 @@ import type { SpeakerService } from '../core/speaker.ts';
 import type { TtsService } from '../core/tts/index.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Log } from '../lib/log.ts';
+import type { Settings } from '../settings/index.ts';
 import type { Db } from '../store/db.ts';
 import type { Done, EnginePorts, EngineSettings } from './ports.ts';
 
@@ -26,6 +27,11 @@ export interface CoreServices {
   speech?: { service: TtsService; baseUrl: () => string };
   clock: Clock;
   log: Log;
+}
+
+/** The engine's settings from the gateway's (`time_zone`, `location`, `automations.grace_minutes`). */
+export function engineSettings(s: Pick<Settings, 'time_zone' | 'location' | 'automations'>): EngineSettings {
+  return { timeZone: s.time_zone, location: s.location, graceSeconds: s.automations.grace_minutes * 60 };
 }
 
 const unknownSid = (sid: number | undefined): Done => ({ ok: false, message: `no security mode has sid ${sid}` });

@@ -9,10 +9,8 @@
  * run then ends `failed`.
  */
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '../lib/clock.ts';
-import type { Log } from '../lib/log.ts';
 import type { Action, Definition } from './model.ts';
-import type { BusPort, DevicesPort, Done, SecurityPort, SpeakerPort, SpeechPort } from './ports.ts';
+import type { Done, EnginePorts } from './ports.ts';
 import type { AutomationStore, RunRow } from './store.ts';
 import { type Cause, iso, type StepResult, type Trace, type TraceResult, type TraceTrigger } from './trace.ts';
 import { compare, readValue, resolveRef } from './values.ts';
@@ -27,16 +25,8 @@ export interface RunHost {
   within<T>(cause: Cause, serial: string | null, fn: () => T): T;
 }
 
-export interface RunDeps {
-  store: AutomationStore;
-  bus: BusPort;
-  devices: DevicesPort;
-  security: SecurityPort;
-  speaker: SpeakerPort;
-  speech?: SpeechPort;
-  clock: Clock;
-  log: Log;
-}
+/** The ports a run uses, and the automations' store. */
+export type RunDeps = Omit<EnginePorts, 'db' | 'settings'> & { store: AutomationStore };
 
 interface Active {
   row: RunRow;

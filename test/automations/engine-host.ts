@@ -15,10 +15,10 @@
  * Usage: node --import tsx test/automations/engine-host.ts <data dir> <clock ms> <mqtt url> <devices>
  */
 import { createInterface } from 'node:readline';
-import { AutomationEngine, corePorts } from '../../src/automations/index.ts';
 import { createGateway } from '../../src/gateway.ts';
 import { ManualClock, settle } from '../helpers/clock.ts';
 import { testSettings } from '../helpers/foundation.ts';
+import { engineOn } from './engine-on.ts';
 
 const [dataDir, clockMs, mqttUrl, count] = process.argv.slice(2) as [string, string, string, string];
 const clock = new ManualClock(Number(clockMs));
@@ -32,25 +32,7 @@ const out = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
 
 await gateway.start();
 while (gateway.devices.registry.list().length < Number(count)) await settle(20);
-const engine = new AutomationEngine(
-  corePorts(
-    {
-      db: gateway.db,
-      bus: gateway.bus,
-      devices: gateway.devices,
-      security: gateway.security,
-      alarm: gateway.alarm,
-      speaker: gateway.speaker,
-      clock,
-      log: gateway.log,
-    },
-    {
-      timeZone: settings.time_zone,
-      location: settings.location,
-      graceSeconds: settings.automations.grace_minutes * 60,
-    },
-  ),
-);
+const engine = engineOn(gateway, clock);
 gateway.bus.subscribe((e) => {
   if (e.module === 'automation') out({ event: e.name, data: e.data, at: clock.now() });
 });

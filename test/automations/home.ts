@@ -6,12 +6,13 @@
  * gateway's services through corePorts, as the gateway will build it.
  */
 
-import { AutomationEngine, corePorts } from '../../src/automations/index.ts';
+import type { AutomationEngine } from '../../src/automations/index.ts';
 import type { BusEvent, EventName } from '../../src/core/event-bus.ts';
 import { RecordingSink } from '../../src/drivers/audio/recording-sink.ts';
 import { type SimNetwork, startSimNetwork } from '../../src/drivers/zigbee-sim/index.ts';
 import { ManualClock, settle } from '../helpers/clock.ts';
 import { startGateway, type TestGateway } from '../helpers/foundation.ts';
+import { engineOn } from './engine-on.ts';
 
 export const S = 1000;
 export const MIN = 60 * S;
@@ -81,23 +82,7 @@ export async function startHome(opts: HomeOptions = {}): Promise<Home> {
   const launch = async (g: TestGateway): Promise<Home> => {
     const events: BusEvent[] = [];
     const build = () => {
-      const s = g.gateway.settings;
-      const engine = new AutomationEngine(
-        corePorts(
-          {
-            db: g.gateway.db,
-            bus: g.gateway.bus,
-            devices: g.gateway.devices,
-            security: g.gateway.security,
-            alarm: g.gateway.alarm,
-            speaker: g.gateway.speaker,
-            speech: { service: g.gateway.speech, baseUrl: () => g.url },
-            clock,
-            log: g.gateway.log,
-          },
-          { timeZone: s.time_zone, location: s.location, graceSeconds: s.automations.grace_minutes * 60 },
-        ),
-      );
+      const engine = engineOn(g.gateway, clock, g.url);
       engine.start();
       return engine;
     };
