@@ -95,6 +95,7 @@ export class AutomationEngine {
     for (const d of this.defs.values()) this.recheck(d);
     this.reindex();
     this.unsubscribe = this.ports.bus.subscribe((e) => this.onEvent(e));
+    this.runs.open();
     for (const row of this.store.runs()) this.runs.resume(row);
     this.runs.drainQueues();
     this.holds.resume();

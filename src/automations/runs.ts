@@ -33,6 +33,7 @@ interface Active {
   def: Definition;
   /** Ends the delay or wait the run is in (with why). */
   interrupt?: (why: 'halted' | 'cancelled') => void;
+  /** The run goes no further here: it was stopped (its trace kept), or the engine halted (its journal kept). */
   cancelled: boolean;
   /** The first step after a restart: its delay or wait keeps the deadline in the journal. */
   resuming: boolean;
@@ -171,10 +172,22 @@ export class Runs {
     for (const a of [...this.active.values()]) if (a.row.automation_id === id) this.cancel(a, reason);
   }
 
+  /** The engine starts (again): what ran before a stop is in the store, to be resumed from there. */
+  open(): void {
+    this.halted = false;
+    this.active.clear();
+    this.queues.clear();
+    this.waiters.clear();
+  }
+
   /** The engine stops: every run halts where it is; the journal keeps it for the next start. */
   halt(): void {
     this.halted = true;
-    for (const a of this.active.values()) a.interrupt?.('halted');
+    for (const a of this.active.values()) {
+      // The run goes no further in this engine, even if it starts again before the run's next turn.
+      a.cancelled = true;
+      a.interrupt?.('halted');
+    }
     this.waiters.clear();
   }
 
@@ -207,13 +220,11 @@ export class Runs {
 
   private async execute(a: Active): Promise<void> {
     const { row, def } = a;
-    let failed = false;
     while (row.step < def.actions.length) {
       const action = def.actions[row.step] as Action;
       const outcome = await this.perform(a, action, row.step);
       if (a.cancelled || this.halted) return;
       a.resuming = false;
-      if (outcome === 'failed') failed = true;
       if (outcome === 'stop') return this.end(a, 'stopped', `the wait of action ${row.step} timed out`);
       row.step++;
       row.status = 'running';
@@ -221,6 +232,8 @@ export class Runs {
       // The next step is in the store before it runs.
       if (row.step < def.actions.length) this.deps.store.putRun(row);
     }
+    // From the trace, which a restart keeps: a step that failed before the restart counts too.
+    const failed = row.trace.steps.some((x) => x.outcome === 'failed');
     this.end(a, failed ? 'failed' : 'finished');
   }
 
@@ -238,13 +251,13 @@ export class Runs {
     };
   }
 
-  /** One action: 'next' (done), 'failed' (recorded, the run goes on), 'stop' (a wait timed out with on_timeout stop). */
-  private async perform(a: Active, action: Action, index: number): Promise<'next' | 'failed' | 'stop'> {
+  /** One action: 'next' (done, or failed and recorded: the run goes on), 'stop' (a wait timed out with on_timeout stop). */
+  private async perform(a: Active, action: Action, index: number): Promise<'next' | 'stop'> {
     const { deps } = this;
     const by = `automation ${a.def.name}`;
     const result = (r: { ok: true } | { ok: false; message: string }, done: string) => {
       this.step(a, index, action.type, r.ok ? 'done' : 'failed', r.ok ? done : r.message);
-      return r.ok ? 'next' : 'failed';
+      return 'next' as const;
     };
     if (a.resuming && a.row.status !== 'waiting' && action.type !== 'delay' && action.type !== 'wait')
       this.step(a, index, action.type, 'resumed', 'the gateway restarted during this step: it runs again');
@@ -338,7 +351,7 @@ export class Runs {
     for (let attempt = 1; ; attempt++) {
       const r = await this.host.within(this.cause(a), serial, () => this.deps.devices.control(serial, state, by));
       if (r.ok || attempt === DEVICE_ATTEMPTS || a.cancelled || this.halted) return r;
-      this.step(a, index, 'device', 'failed', `${r.message}; tried again in ${DEVICE_RETRY_MS / 1000} s`);
+      this.step(a, index, 'device', 'retry', `${r.message}; tried again in ${DEVICE_RETRY_MS / 1000} s`);
       const wake = await new Promise<Wake>((resolve) => {
         const cancel = this.deps.clock.setTimer(DEVICE_RETRY_MS, () => {
           a.interrupt = undefined;

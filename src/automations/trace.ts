@@ -43,7 +43,8 @@ export interface StepResult {
   index: number;
   type: string;
   at: string;
-  outcome: 'done' | 'failed' | 'timed_out' | 'waiting' | 'resumed';
+  /** `retry`: a device command failed and is tried again; `failed`: the action failed for good (the run went on). */
+  outcome: 'done' | 'failed' | 'retry' | 'timed_out' | 'waiting' | 'resumed';
   detail?: string;
 }
 

@@ -162,6 +162,41 @@ describe('edges', () => {
   });
 });
 
+describe('failures', () => {
+  test('a command the light does not answer is tried three times, recorded as failed, and the run goes on and ends failed', async (t) => {
+    const home = await startHome({ zigbee: 12 });
+    t.after(() => home.stop());
+    const light = home.device(LIGHT);
+    const id = save(home, {
+      kind: 'scene',
+      name: 'Light, then tell',
+      actions: [
+        { type: 'device', device: light.serial, state: { power: { powerState: 'on' } } },
+        { type: 'notify', message: 'after the light' },
+      ],
+    });
+    const sim = home.net?.sim().device(light.ieee);
+    assert.ok(sim);
+    sim.failSet = true;
+    assert.ok(home.engine.run(id).ok);
+    // Each attempt waits for the device up to the command's deadline on the clock; then 2 s to the next.
+    for (let i = 0; i < 60 && home.engine.traces(id).length === 0; i++) {
+      await settle(20);
+      home.clock.advance(S);
+    }
+    const trace = await until(() => home.engine.traces(id, 'failed')[0]);
+    assert.deepEqual(
+      trace.steps.map((s) => `${s.type}:${s.outcome}`),
+      ['device:retry', 'device:retry', 'device:failed', 'notify:done'],
+    );
+    assert.equal(trace.result, 'failed');
+    assert.deepEqual(
+      named(home.events, 'automation#notify').map((e) => e.data.payload.message),
+      ['after the light'],
+    );
+  });
+});
+
 describe('holds and waits', () => {
   test('a `for` hold fires when the value held long enough, also across a restart; a value that ends the hold fires nothing', async (t) => {
     let home = await startHome({ zigbee: 12 });

@@ -112,6 +112,22 @@ describe('run modes', () => {
     assert.deepEqual(results(home, id), ['finished', 'finished']);
   });
 
+  test('an engine stopped and started again takes its runs back from the store', async (t) => {
+    const home = await startHome();
+    t.after(() => home.stop());
+    const id = scene(home, 'single');
+    assert.ok(home.engine.run(id).ok);
+    await settle(1);
+    home.engine.stop();
+    home.clock.advance(4 * S);
+    home.engine.start();
+    await settle(1);
+    home.clock.advance(6 * S);
+    await settle(1);
+    assert.deepEqual(messages(home), ['start', 'end']);
+    assert.deepEqual(results(home, id), ['finished']);
+  });
+
   test('parallel: runs side by side up to max', async (t) => {
     const home = await startHome();
     t.after(() => home.stop());
