@@ -234,7 +234,64 @@ describe('loops', () => {
   });
 });
 
+describe('traces', () => {
+  test('the last 10 runs are kept, and a failed run is kept apart: chatty runs do not push it out', async (t) => {
+    const home = await startHome();
+    t.after(() => home.stop());
+    const off = home.engine.save({
+      kind: 'scene',
+      name: 'Off',
+      enabled: false,
+      actions: [{ type: 'notify', message: 'x' }],
+    });
+    assert.ok(off.ok);
+    const chatty = home.engine.save({
+      kind: 'scene',
+      name: 'Chatty',
+      actions: [{ type: 'scene', scene: off.definition.id }],
+    });
+    assert.ok(chatty.ok);
+    const id = chatty.definition.id;
+    // It fails once (its scene is disabled), then, changed, runs 25 times.
+    assert.ok(home.engine.run(id).ok);
+    await settle(1);
+    assert.ok(home.engine.save({ kind: 'scene', id, name: 'Chatty', actions: [{ type: 'notify', message: 'hi' }] }).ok);
+    for (let i = 0; i < 25; i++) assert.ok(home.engine.run(id).ok);
+    await settle(1);
+    assert.equal(home.engine.traces(id, 'run').length, L.traces);
+    const [failed] = home.engine.traces(id, 'failed');
+    assert.equal(failed?.result, 'failed');
+    assert.equal(failed?.steps[0]?.detail, 'scene Off is disabled');
+  });
+});
+
 describe('limits', () => {
+  test(`${L.runsInAll} runs at once in all: one more is not run, and the trace says why`, async (t) => {
+    const home = await startHome();
+    t.after(() => home.stop());
+    const ids = Array.from({ length: L.runsInAll / L.maxRuns }, (_, i) => {
+      const r = home.engine.save({
+        kind: 'automation',
+        name: `Wide ${i}`,
+        mode: 'parallel',
+        actions: [{ type: 'delay', seconds: 60 }],
+      });
+      assert.ok(r.ok);
+      return r.definition.id;
+    });
+    for (const id of ids) for (let i = 0; i < L.maxRuns; i++) assert.ok(home.engine.run(id).ok);
+    const extra = home.engine.save({ kind: 'scene', name: 'One more', actions: [{ type: 'notify', message: 'x' }] });
+    assert.ok(extra.ok);
+    assert.deepEqual(home.engine.run(extra.definition.id), {
+      ok: false,
+      message: `${L.runsInAll} runs at once in all is the gateway's limit`,
+    });
+    await settle(1);
+    home.clock.advance(60 * S);
+    await settle(1);
+    assert.ok(home.engine.run(extra.definition.id).ok, 'room again once they end');
+  });
+
   test('actions, triggers, conditions and their nesting past the published limits are refused with the limit', async (t) => {
     const home = await startHome();
     t.after(() => home.stop());
