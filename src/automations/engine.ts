@@ -8,20 +8,30 @@
 import { randomBytes } from 'node:crypto';
 import { mergeState } from '../core/devices/index.ts';
 import type { BusEvent } from '../core/event-bus.ts';
+import { Admission } from './admission.ts';
 import { Causality } from './causality.ts';
 import { evaluateAll } from './conditions.ts';
 import type { Firing, TriggerHost, TriggerRef } from './firing.ts';
 import { Holds } from './holds.ts';
 import { automationLimits as L } from './limits.ts';
 import { change, pressOf, stateEdge, wanted } from './matching.ts';
-import type { Condition, Definition, DefinitionInput, Trigger } from './model.ts';
+import { type Definition, type DefinitionInput, devicesOf, type Trigger } from './model.ts';
 import type { EnginePorts } from './ports.ts';
 import { Runs } from './runs.ts';
 import { isScheduled } from './schedule.ts';
 import { Scheduler } from './scheduler.ts';
 import { AutomationStore } from './store.ts';
 import { type Location, parseLocation } from './sun.ts';
-import { type Bucket, type Cause, type ConditionResult, iso, type Trace, type TraceTrigger } from './trace.ts';
+import {
+  type Bucket,
+  type Cause,
+  type ConditionResult,
+  iso,
+  notRunTrace,
+  type Trace,
+  type TraceTrigger,
+  triggerOf,
+} from './trace.ts';
 import { validateDefinition } from './validate.ts';
 import { resolveRef } from './values.ts';
 import { machineZone, Zone } from './zone.ts';
@@ -42,8 +52,7 @@ export class AutomationEngine {
   private readonly seen = new Map<string, { state: Record<string, unknown>; online: boolean }>();
   private readonly scheduler: Scheduler;
   private readonly holds: Holds;
-  /** Recent run starts per automation (the rate guard). */
-  private readonly starts = new Map<string, number[]>();
+  private readonly admission = new Admission((id) => this.defs.get(id)?.name ?? id);
   private readonly causality: Causality;
   private unsubscribe?: () => void;
   private running = false;
@@ -171,7 +180,7 @@ export class AutomationEngine {
     this.scheduler.unschedule(id);
     this.store.remove(id);
     this.defs.delete(id);
-    this.starts.delete(id);
+    this.admission.forget(id);
     this.reindex();
     this.changed(id, 'removed', null);
     for (const d of this.defs.values()) this.recheck(d);
@@ -409,17 +418,7 @@ export class AutomationEngine {
   }
 
   private traceTrigger(ref: TriggerRef, f: Firing): TraceTrigger {
-    const now = this.ports.clock.now();
-    return {
-      kind: 'trigger',
-      index: ref.index,
-      description: f.description,
-      at: iso(now),
-      ...(f.scheduled
-        ? { scheduled: iso(f.scheduled.at), late_seconds: Math.max(0, Math.round((now - f.scheduled.at) / 1000)) }
-        : {}),
-      caused_by: f.cause,
-    };
+    return triggerOf(ref.index, f, this.ports.clock.now());
   }
 
   /** A trigger fired: guards, conditions and the run mode decide whether (and how) it runs. */
@@ -435,35 +434,13 @@ export class AutomationEngine {
   /** Records a trigger that did not start a run, with why. */
   private notRun(d: Definition, trigger: TraceTrigger, conditions: ConditionResult[], reason: string): void {
     const now = this.ports.clock.now();
-    const trace: Trace = {
-      run_id: randomBytes(8).toString('hex'),
-      automation_id: d.id,
-      version: d.version,
-      trigger,
-      conditions,
-      steps: [],
-      started_at: iso(now),
-      ended_at: iso(now),
-      result: 'not_run',
-      reason,
-    };
-    this.store.addTrace(trace, now);
+    this.store.addTrace(notRunTrace(d, trigger, conditions, reason, now), now);
   }
 
   private startRun(d: Definition, trigger: TraceTrigger, cause: Cause | null, checkConditions: boolean): Started {
     const now = this.ports.clock.now();
-    const depth = (cause?.depth ?? 0) + 1;
-    if (depth > L.causalDepth) {
-      const chain = [...(cause?.chain ?? []), d.id].map((id) => this.defs.get(id)?.name ?? id).join(' -> ');
-      const reason = `loop stopped: this run would be ${depth} runs deep in a chain of runs each set off by the one before (${chain}); the limit is ${L.causalDepth}`;
-      return this.refuse(d, trigger, [], reason, true);
-    }
-    const recent = (this.starts.get(d.id) ?? []).filter((t) => t > now - L.rateWindowSeconds * 1000);
-    this.starts.set(d.id, recent);
-    if (recent.length >= L.rateRuns) {
-      const reason = `loop stopped: ${recent.length} runs within ${L.rateWindowSeconds} s is the most one automation may start (a loop of automations, or a device that reports too often)`;
-      return this.refuse(d, trigger, [], reason, recent.length === L.rateRuns);
-    }
+    const guard = this.admission.guard(d, cause, now);
+    if (guard) return this.refuse(d, trigger, [], guard.reason, guard.tell);
     const conditions: ConditionResult[] = [];
     if (checkConditions) {
       const ctx = {
@@ -475,28 +452,16 @@ export class AutomationEngine {
       };
       if (!evaluateAll(d.conditions, ctx, conditions)) {
         const failed = conditions.find((c) => !c.result && !c.path.includes('.conditions.'));
-        return this.refuse(
-          d,
-          trigger,
-          conditions,
-          `condition ${failed?.path ?? ''} (${failed?.type ?? ''}) did not hold`,
-          false,
-        );
+        const reason = `condition ${failed?.path ?? ''} (${failed?.type ?? ''}) did not hold`;
+        return this.refuse(d, trigger, conditions, reason, false);
       }
     }
     const active = this.runs.activeOf(d.id);
-    const queued = this.runs.queuedOf(d.id);
-    if (d.mode === 'single' && active > 0)
-      return this.refuse(d, trigger, conditions, 'already running (mode single)', false);
-    if (d.mode === 'parallel' && active >= d.max)
-      return this.refuse(d, trigger, conditions, `${d.max} runs at once is its max (mode parallel)`, false);
-    if (d.mode === 'queued' && active + queued >= d.max)
-      return this.refuse(d, trigger, conditions, `${d.max} runs waiting or running is its max (mode queued)`, false);
-    if (this.runs.total >= L.runsInAll && !(d.mode === 'restart' && active > 0))
-      return this.refuse(d, trigger, conditions, `${L.runsInAll} runs at once in all is the gateway's limit`, false);
+    const full = this.admission.full(d, active, this.runs.queuedOf(d.id), this.runs.total);
+    if (full) return this.refuse(d, trigger, conditions, full, false);
     if (d.mode === 'restart' && active > 0)
       this.runs.cancelActive(d.id, 'stopped: restarted by a new trigger (mode restart)');
-    recent.push(now);
+    this.admission.started(d.id, now);
     const row = this.runs.newRun(d, trigger, cause, conditions);
     this.store.transaction(() => this.runs.begin(d, row, d.mode === 'queued' && active > 0));
     return { ok: true, run_id: row.id };
@@ -518,20 +483,6 @@ export class AutomationEngine {
     }
     return { ok: false, message: reason };
   }
-}
-
-/** The devices a definition names (in a trigger, condition or action). */
-function devicesOf(d: Definition): string[] {
-  const out: string[] = [];
-  for (const x of [...d.triggers, ...d.actions]) if ('device' in x) out.push(x.device);
-  const walk = (list: readonly Condition[]) => {
-    for (const c of list) {
-      if ('device' in c) out.push(c.device);
-      if ('conditions' in c) walk(c.conditions);
-    }
-  };
-  walk(d.conditions);
-  return out;
 }
 
 export type { DefinitionInput };

@@ -107,3 +107,17 @@ export interface Definition {
   created_at: string;
   updated_at: string;
 }
+
+/** The devices a definition names (in a trigger, condition or action). */
+export function devicesOf(d: Definition): string[] {
+  const out: string[] = [];
+  for (const x of [...d.triggers, ...d.actions]) if ('device' in x) out.push(x.device);
+  const walk = (list: readonly Condition[]) => {
+    for (const c of list) {
+      if ('device' in c) out.push(c.device);
+      if ('conditions' in c) walk(c.conditions);
+    }
+  };
+  walk(d.conditions);
+  return out;
+}
