@@ -20,7 +20,7 @@ import type { EnginePorts } from './ports.ts';
 import { Runs } from './runs.ts';
 import { isScheduled } from './schedule.ts';
 import { Scheduler } from './scheduler.ts';
-import { AutomationStore } from './store.ts';
+import { AutomationStore, UNREADABLE } from './store.ts';
 import { type Location, parseLocation } from './sun.ts';
 import {
   type Bucket,
@@ -252,6 +252,8 @@ export class AutomationEngine {
 
   /** Checks a saved definition again (a device, scene or mode it names may be gone): broken or whole. */
   private recheck(d: Definition): void {
+    // Nothing to check again in what could not be read: it stays broken until saved anew.
+    if (d.broken?.[0] === UNREADABLE) return;
     const { version: _v, broken: _b, created_at: _c, updated_at: _u, max, ...input } = d;
     const counted = d.mode === 'queued' || d.mode === 'parallel';
     const r = validateDefinition({ ...input, ...(counted ? { max } : {}) }, this.validation());

@@ -53,8 +53,30 @@ interface StoredRun {
   queued_at: number;
 }
 
+/** Why a definition whose stored JSON cannot be read is broken. */
+export const UNREADABLE = 'definition: the stored definition cannot be read';
+
+/** JSON of a row, or undefined when it cannot be read (a store edited by hand, a damaged file). */
+function parse<T>(text: string | null): T | undefined {
+  try {
+    return text === null ? undefined : (JSON.parse(text) as T);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A stored definition. One whose JSON cannot be read comes back broken, with no triggers and no
+ * actions to run: it is skipped and says why, and the engine starts (the engine checks every
+ * definition again at start, so one an older release saved that no longer passes is broken too).
+ */
 function toDefinition(r: DefinitionRow): Definition {
-  const d = JSON.parse(r.definition) as DefinitionInput;
+  const parsed = parse<DefinitionInput>(r.definition);
+  const d: DefinitionInput =
+    parsed && typeof parsed === 'object' && Array.isArray(parsed.actions)
+      ? parsed
+      : { kind: 'automation', name: r.id, actions: [] };
+  const unreadable = d !== parsed ? [UNREADABLE] : null;
   return {
     id: r.id,
     kind: d.kind,
@@ -66,7 +88,7 @@ function toDefinition(r: DefinitionRow): Definition {
     conditions: d.conditions ?? [],
     actions: d.actions,
     version: r.version,
-    broken: r.broken === null ? null : (JSON.parse(r.broken) as string[]),
+    broken: unreadable ?? (r.broken === null ? null : (parse<string[]>(r.broken) ?? ['broken'])),
     created_at: r.created_at,
     updated_at: r.updated_at,
   };
@@ -127,17 +149,26 @@ export class AutomationStore {
     return this.db
       .prepare<[], StoredRun>('SELECT * FROM automation_runs ORDER BY queued_at, id')
       .all()
-      .map((r) => ({
-        id: r.id,
-        automation_id: r.automation_id,
-        version: r.version,
-        status: r.status,
-        step: r.step,
-        deadline: r.deadline,
-        cause: JSON.parse(r.context) as Cause | null,
-        trace: JSON.parse(r.trace) as Trace,
-        queued_at: r.queued_at,
-      }));
+      .flatMap((r) => {
+        const trace = parse<Trace>(r.trace);
+        // A journal row that cannot be read cannot be resumed: it goes (the run is lost, not the gateway).
+        if (!trace || typeof trace !== 'object' || !Array.isArray(trace.steps)) {
+          this.deleteRun(r.id);
+          return [];
+        }
+        const row: RunRow = {
+          id: r.id,
+          automation_id: r.automation_id,
+          version: r.version,
+          status: r.status,
+          step: r.step,
+          deadline: r.deadline,
+          cause: parse<Cause | null>(r.context) ?? null,
+          trace,
+          queued_at: r.queued_at,
+        };
+        return [row];
+      });
   }
 
   /** Writes a run's journal row (insert or update): its step, status, deadline and trace so far. */
@@ -169,13 +200,14 @@ export class AutomationStore {
   // ---- holds of `for` triggers ----
 
   holds(): HoldRow[] {
+    // (A hold whose cause cannot be read keeps its deadline: the cause only names the run behind it.)
     return this.db
       .prepare<
         [],
         { automation_id: string; trigger_index: number; version: number; deadline: number; context: string }
       >('SELECT * FROM automation_holds')
       .all()
-      .map((h) => ({ ...h, cause: JSON.parse(h.context) as Cause | null }));
+      .map((h) => ({ ...h, cause: parse<Cause | null>(h.context) ?? null }));
   }
 
   putHold(h: HoldRow): void {

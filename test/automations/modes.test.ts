@@ -234,6 +234,39 @@ describe('loops', () => {
   });
 });
 
+describe('a damaged store', () => {
+  test('a definition or a run journal row that cannot be read is skipped with a reason; the engine starts and the others run', async (t) => {
+    let home = await startHome();
+    t.after(() => home.stop());
+    const good = scene(home, 'single');
+    const bad = scene(home, 'single');
+    assert.ok(home.engine.run(good).ok);
+    await settle(1);
+    const db = home.g.gateway.db;
+    db.prepare('UPDATE automations SET definition = ? WHERE id = ?').run('{"kind":', bad);
+    db.prepare(
+      `INSERT INTO automation_runs (id, automation_id, version, status, step, deadline, context, trace, queued_at)
+       VALUES ('x', ?, 1, 'waiting', 1, 0, 'null', 'not json', 0)`,
+    ).run(good);
+    home = await home.restart();
+    assert.deepEqual(home.engine.get(bad)?.broken, ['definition: the stored definition cannot be read']);
+    assert.deepEqual(home.engine.run(bad), {
+      ok: false,
+      message: 'it is broken: definition: the stored definition cannot be read',
+    });
+    assert.deepEqual(
+      home.engine.active().map((r) => r.status),
+      ['waiting'],
+      'the readable run resumed, the other dropped',
+    );
+    await settle(1);
+    home.clock.advance(10 * S);
+    await settle(1);
+    assert.deepEqual(messages(home), ['end']);
+    assert.equal((home.g.gateway.db.prepare('SELECT count(*) AS n FROM automation_runs').get() as { n: number }).n, 0);
+  });
+});
+
 describe('traces', () => {
   test('the last 10 runs are kept, and a failed run is kept apart: chatty runs do not push it out', async (t) => {
     const home = await startHome();
