@@ -1,4 +1,8 @@
-/** The per-mode alarm settings in SQLite (table `alarm_config`, migration.ts). */
+/**
+ * The per-mode alarm settings in SQLite (table `alarm_config`, migration.ts). Its `devices` column
+ * holds NULL for every sensor, a JSON array of serial numbers, or `{"kinds": [...]}` (the kinds of
+ * sensor a mode watches; an older release reads that as every sensor).
+ */
 
 import { isObject } from '../../lib/object.ts';
 import type { Db } from '../../store/db.ts';
