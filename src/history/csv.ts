@@ -8,7 +8,7 @@
 import type { EnergyAnswer } from './energy.ts';
 import type { LogbookArgs, LogbookPage } from './logbook.ts';
 import type { SeriesAnswer } from './series-query.ts';
-import type { Zone } from './zone.ts';
+import type { Calendar } from './zone.ts';
 
 /** One CSV field. */
 export function csvField(v: unknown): string {
@@ -22,7 +22,7 @@ export function csvField(v: unknown): string {
 const line = (fields: unknown[]) => `${fields.map(csvField).join(',')}\r\n`;
 
 /** A series answer as CSV lines (a header first). */
-export function* seriesCsv(a: SeriesAnswer, zone: Zone): Generator<string> {
+export function* seriesCsv(a: SeriesAnswer, zone: Calendar): Generator<string> {
   if (a.value) {
     yield line(['time', a.field]);
     for (let i = 0; i < a.t.length; i++) yield line([zone.iso(a.t[i] as number), a.value[i]]);

@@ -22,7 +22,7 @@ import { querySeries, type SeriesAnswer, type SeriesArgs } from './series-query.
 import { EVENT_SEQ, HistoryStore } from './store.ts';
 import { startTiming } from './timing.ts';
 import { COMPACTED_UNTIL, Upkeep } from './upkeep.ts';
-import { hostTimeZone, isTimeZone, Zone } from './zone.ts';
+import { Calendar, hostTimeZone, isTimeZone } from './zone.ts';
 
 /** A device whose history is kept, with what is recorded of it. */
 export interface HistoryDeviceSummary {
@@ -63,9 +63,9 @@ export class History {
 
   /** Throws when the time zone is not one Intl knows (settings are checked before this). */
   constructor(private readonly opts: HistoryOptions) {
-    const zoneName = opts.timeZone ?? hostTimeZone();
+    const zoneName = opts.timeZone || hostTimeZone();
     if (!isTimeZone(zoneName)) throw new Error(`history: ${fmt(zoneName)} is not a time zone`);
-    const zone = new Zone(zoneName);
+    const zone = new Calendar(zoneName);
     const st = opts.settings;
     const retention = {
       rawDays: st.raw_days,

@@ -25,7 +25,7 @@ export interface LogEntry {
   t: number;
   /** Local time in the configured zone, ISO 8601 with its offset. */
   time: string;
-  /** `state`, `press`, `online`, `added`, `renamed`, `removed`, `security`, `alarm`, or another kind a part records. */
+  /** `state`, `press`, `online`, `added`, `renamed`, `removed`, `security`, `alarm`, `automation`, `notify`, or another kind a part records. */
   kind: string;
   serial_number: string | null;
   device_name: string | null;

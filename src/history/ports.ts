@@ -65,11 +65,11 @@ export interface HistoryOptions {
   clock: Clock;
   log: Log;
   settings: HistorySettings;
-  /** IANA time zone of days and months (energy, CSV times); the host's when absent. */
+  /** IANA time zone of days and months (energy, CSV times): the `time_zone` setting; the host's when empty or absent. */
   timeZone?: string;
   /**
-   * More bus events the logbook keeps, by event name (automation runs, once they exist), beside
-   * the device, security and alarm events it always keeps.
+   * More bus events the logbook keeps, by event name, beside the device, security, alarm and
+   * automation events it always keeps (GATEWAY_EVENTS).
    */
   events?: Readonly<Record<string, EventMapper>>;
   /** Told of every step (metrics, the bench). */

@@ -11,14 +11,14 @@ import { type Carry, counterRises, DAY, HOUR, MINUTE, powerAmounts, rollUp } fro
 import type { SeriesIndex, SeriesInfo } from './series.ts';
 import { type HistoryStore, rowKey } from './store.ts';
 import type { Retention } from './upkeep.ts';
-import type { Zone } from './zone.ts';
+import type { Calendar } from './zone.ts';
 
 export interface ReadContext {
   store: HistoryStore;
   index: SeriesIndex;
   recent: Recent;
   recorder: Recorder;
-  zone: Zone;
+  zone: Calendar;
   clock: Clock;
   retention: Retention;
 }

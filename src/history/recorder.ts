@@ -17,19 +17,41 @@ import { startTiming } from './timing.ts';
 /** Values held for writing at most (a store that keeps failing does not eat the memory). */
 const MAX_PENDING = 200_000;
 
-/** The gateway's own events the logbook keeps besides the devices'. */
+/** The gateway's own events the logbook keeps besides the devices': security modes, the alarm, automations. */
 export const GATEWAY_EVENTS: Readonly<Record<string, EventMapper>> = {
   'security#updateArmState': (data) => {
-    const p = isObject(data) && isObject(data.payload) ? data.payload : undefined;
+    const p = payloadOf(data);
     const detail = p && isObject(p.detail) ? p.detail : {};
     if (!p) return undefined;
     return { kind: 'security', value: { arm_state: p.arm_state, sid: detail.sid, name: detail.name } };
   },
   'bridge#updateAlarmState': (data) => {
-    const p = isObject(data) && isObject(data.payload) ? data.payload : undefined;
+    const p = payloadOf(data);
     return p ? { kind: 'alarm', value: p.alarm_state } : undefined;
   },
+  // An automation's run: when it started and why; how it ended only when not as planned (a run
+  // that finished is no news, one that failed or was stopped is).
+  'automation#runStarted': (data) => {
+    const p = payloadOf(data);
+    return p && { kind: 'automation', value: { automation_id: p.automation_id, name: p.name, trigger: p.trigger } };
+  },
+  'automation#runFinished': (data) => {
+    const p = payloadOf(data);
+    if (!p || p.result === 'finished') return undefined;
+    return {
+      kind: 'automation',
+      value: { automation_id: p.automation_id, name: p.name, result: p.result, reason: p.reason },
+    };
+  },
+  'automation#notify': (data) => {
+    const p = payloadOf(data);
+    return p && { kind: 'notify', value: { automation_id: p.automation_id, name: p.name, message: p.message } };
+  },
 };
+
+function payloadOf(data: unknown): Record<string, unknown> | undefined {
+  return isObject(data) && isObject(data.payload) ? data.payload : undefined;
+}
 
 /** A device being recorded: how its reports are read, and its history entry (made on first use). */
 interface RecordedDevice {

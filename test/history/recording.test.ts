@@ -204,7 +204,7 @@ describe('recording numbers', () => {
 });
 
 describe('the logbook', () => {
-  it('keeps state changes, presses, devices online and offline, renames, removals, security modes and alarms, at once', async () => {
+  it('keeps state changes, presses, devices online and offline, renames, removals, security modes, alarms and automation runs, at once', async () => {
     const rig = await startHistoryRig({ start: START });
     try {
       const door = rig.add('door', 'Front door', DOOR, { contact: { contact: false } });
@@ -218,6 +218,13 @@ describe('the logbook', () => {
       rig.registry.updateLocal(door, { userName: 'Back door' });
       rig.gw.gateway.security.enable(2);
       rig.gw.gateway.bus.publish('bridge#updateAlarmState', { payload: { alarm_state: 'alarming' } });
+      const run = { automation_id: 'a1', run_id: 'r1', name: 'Hall light' };
+      rig.gw.gateway.bus.publish('automation#runStarted', { payload: { ...run, trigger: 'motion' } });
+      rig.gw.gateway.bus.publish('automation#runFinished', { payload: { ...run, result: 'finished', reason: null } });
+      rig.gw.gateway.bus.publish('automation#runFinished', {
+        payload: { ...run, result: 'failed', reason: 'the light did not answer' },
+      });
+      rig.gw.gateway.bus.publish('automation#notify', { payload: { ...run, message: 'Someone is home' } });
       rig.registry.deviceLeft(button);
       // Nothing written yet: the logbook has the entries of the batch under way.
       assert.equal(rig.steps.filter((s) => s.kind === 'flush').length, 0);
@@ -235,6 +242,14 @@ describe('the logbook', () => {
         ['renamed', 'Back door', null, { from: 'Front door', to: 'Back door' }],
         ['security', null, null, { arm_state: 'arming', sid: 2, name: 'away_mode' }],
         ['alarm', null, null, 'alarming'],
+        ['automation', null, null, { automation_id: 'a1', name: 'Hall light', trigger: 'motion' }],
+        [
+          'automation',
+          null,
+          null,
+          { automation_id: 'a1', name: 'Hall light', result: 'failed', reason: 'the light did not answer' },
+        ],
+        ['notify', null, null, { automation_id: 'a1', name: 'Hall light', message: 'Someone is home' }],
         ['removed', 'Button', null, 'Button'],
       ]);
       await rig.advance(5000, 5000);
