@@ -170,7 +170,7 @@ export class History {
     this.started = false;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
-    this.recorder.gapAll(this.opts.clock.now());
+    if (this.opts.settings.enabled) this.recorder.gapAll(this.opts.clock.now());
     this.recorder.flush();
     await this.upkeep.stop();
     this.recorder.flush();
