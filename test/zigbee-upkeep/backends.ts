@@ -1,0 +1,128 @@
+/**
+ * The backends of the upkeep scenario (scenario.ts): the real Zigbee2MQTT 2.14.1 with the fake
+ * coordinator, and the herdsman driver on the fake coordinator in this process. Both hold the same
+ * devices and the user's folder of firmware (an index naming images relative to the folder).
+ */
+import { rmSync } from 'node:fs';
+import { createHerdsman } from '../../src/drivers/herdsman/index.ts';
+import { type Broker, startBroker } from '../../src/drivers/zigbee-sim/index.ts';
+import { Zigbee2MqttDriver } from '../../src/drivers/zigbee2mqtt/index.ts';
+import { tempDir, testSettings } from '../helpers/foundation.ts';
+import { herdsmanSetup } from '../herdsman/harness.ts';
+import { COLOUR_LIGHT, DIMMABLE_LIGHT, FAKE_DEVICES } from '../z2m/fake/devices.ts';
+import type { ReceivedRequest } from '../z2m/fake/network.ts';
+import { writeOtaFolder } from '../z2m/fake/ota-image.ts';
+import { startRealZigbee2mqtt } from '../z2m/real-z2m.ts';
+import { MqttRecorder } from '../z2m/recorder.ts';
+import { quiet, startRig } from './rig.ts';
+import type { UpkeepBackend } from './scenario.ts';
+
+/** What the colour light runs after its update (the image of the user's folder). */
+const NEW_VERSION = 0x01001000;
+const NEW_BUILD = '1.104.2_r32030';
+const DEVICES = [...FAKE_DEVICES, DIMMABLE_LIGHT];
+/** Commands that change a light or a switch (reads and reporting set-up are not). */
+const COMMANDS = /^(on|off|toggle|offWithEffect|moveToLevel\w*|move\w*|step\w*|stop\w*|enhanced\w*)$/;
+
+function firmwareFolder(): string {
+  const dir = tempDir('opencube-ota-');
+  writeOtaFolder(dir, [
+    { manufacturerCode: COLOUR_LIGHT.manufacturerCode, imageType: 0x0103, fileVersion: NEW_VERSION, build: NEW_BUILD },
+  ]);
+  return dir;
+}
+
+/** The real Zigbee2MQTT with the fake coordinator, and the gateway's core in `z2m` mode. */
+export async function realZigbee2mqtt(): Promise<UpkeepBackend> {
+  const broker: Broker = await startBroker();
+  const base = 'upkeep_z2m';
+  const otaDir = firmwareFolder();
+  const dataDir = tempDir('opencube-upkeep-');
+  const z2m = await startRealZigbee2mqtt({
+    mqttUrl: broker.url,
+    baseTopic: base,
+    devices: DEVICES,
+    availabilityTimeoutSeconds: 3600,
+    // Zigbee2MQTT's smallest pause between image blocks; no check of its own.
+    settings: { ota: { disable_automatic_update_check: true, image_block_response_delay: 50 } },
+  });
+  const rec = await MqttRecorder.start(broker.url);
+  const driver = new Zigbee2MqttDriver({
+    url: broker.url,
+    baseTopics: [base],
+    permitJoinSeconds: 60,
+    log: quiet,
+    otaIndex: otaDir,
+    dataDir,
+  });
+  const rig = await startRig(driver, { dir: dataDir });
+  const hook = (path: string, body: unknown = {}) => rec.publish(`${z2m.hookPrefix}/${path}`, body);
+  return {
+    name: 'real Zigbee2MQTT 2.14.1',
+    rig,
+    ieee: (d) => d.ieee,
+    failNextUpdate: (d) => hook(`${d.ieee}/ota-fail`, { how: 'invalid-image' }),
+    press: (d) => hook(`${d.ieee}/command`, { cluster: 'genOnOff', command: 'toggle' }),
+    mark: () => rec.mark(),
+    groupCommands: (mark, group) =>
+      rec.since(mark, (m) => m.topic === `${z2m.hookPrefix}/group/${group}/received`).length,
+    deviceCommands: (mark) =>
+      rec.since(mark, (m) => m.topic.startsWith(`${base}/0x`) && m.topic.endsWith('/set')).length +
+      rec.since(
+        mark,
+        (m) =>
+          /^[^/]+\/0x[0-9a-f]+\/received$/.test(m.topic) && COMMANDS.test(String((m.json as ReceivedRequest).command)),
+      ).length,
+    failure: /^Zigbee2MQTT: OTA update of 'hue_colour_light' failed \(/,
+    newVersion: NEW_VERSION,
+    newBuild: NEW_BUILD,
+    async stop() {
+      await rig.stop();
+      await z2m.stop();
+      await rec.close();
+      await broker.close();
+      for (const d of [z2m.dataDir, otaDir, dataDir]) rmSync(d, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The herdsman driver on the fake coordinator, in this process (`herdsman` mode). */
+export async function herdsmanOnFakeCoordinator(): Promise<UpkeepBackend> {
+  const otaDir = firmwareFolder();
+  const s = herdsmanSetup(DEVICES, { net: { otaBlockDelayMs: 1 } });
+  const received: (ReceivedRequest & { seq: number })[] = [];
+  s.net.events.on('received', (r) => received.push({ ...r, seq: received.length }));
+  const zigbee = { ...(s.overrides.zigbee as object), ota_index: otaDir };
+  const driver = createHerdsman(testSettings(s.dataDir, { ...s.overrides, zigbee }), quiet, {
+    ...s.driver,
+    // No pause between image blocks; every step of the progress told; a quick scan.
+    otaResponseDelayMs: 0,
+    otaProgressEveryMs: 0,
+    scanPaceMs: 10,
+    scanRetryMs: 50,
+  });
+  const rig = await startRig(driver, { dir: s.dataDir });
+  const since = (mark: number) => received.slice(mark);
+  return {
+    name: 'the herdsman driver',
+    rig,
+    ieee: (d) => d.ieee,
+    async failNextUpdate(d) {
+      s.net.failOta(d.ieee, 'invalid-image');
+    },
+    async press(d) {
+      s.net.command(d.ieee, undefined, 'genOnOff', 'toggle');
+    },
+    mark: () => received.length,
+    groupCommands: (mark, group) => since(mark).filter((r) => r.kind === 'group' && r.ieee === `group ${group}`).length,
+    deviceCommands: (mark) => since(mark).filter((r) => r.kind === 'zcl' && COMMANDS.test(r.command)).length,
+    failure: /^Zigbee: OTA update of 0x0017880100fa4e01 failed with reason: /,
+    newVersion: NEW_VERSION,
+    newBuild: NEW_BUILD,
+    async stop() {
+      await rig.stop();
+      s.net.close();
+      for (const d of [s.dataDir, otaDir]) rmSync(d, { recursive: true, force: true });
+    },
+  };
+}
