@@ -1,21 +1,24 @@
 /**
  * The backends of the upkeep scenario (scenario.ts): the real Zigbee2MQTT 2.14.1 with the fake
- * coordinator, and the herdsman driver on the fake coordinator in this process. Both hold the same
- * devices and the user's folder of firmware (an index naming images relative to the folder).
+ * coordinator, the herdsman driver on the fake coordinator in this process (both with the user's
+ * folder of firmware: an index naming images relative to the folder), and the simulated network
+ * (the same models; its firmware is simulated).
  */
 import { rmSync } from 'node:fs';
 import { createHerdsman } from '../../src/drivers/herdsman/index.ts';
-import { type Broker, startBroker } from '../../src/drivers/zigbee-sim/index.ts';
+import { type Broker, loadFixtures, startBroker, Z2mSimulator } from '../../src/drivers/zigbee-sim/index.ts';
 import { Zigbee2MqttDriver } from '../../src/drivers/zigbee2mqtt/index.ts';
+import type { ModelFixture } from '../../src/zigbee/index.ts';
 import { tempDir, testSettings } from '../helpers/foundation.ts';
 import { herdsmanSetup } from '../herdsman/harness.ts';
 import { COLOUR_LIGHT, DIMMABLE_LIGHT, FAKE_DEVICES } from '../z2m/fake/devices.ts';
 import type { ReceivedRequest } from '../z2m/fake/network.ts';
 import { writeOtaFolder } from '../z2m/fake/ota-image.ts';
+import type { FakeDeviceSpec } from '../z2m/fake/spec.ts';
 import { startRealZigbee2mqtt } from '../z2m/real-z2m.ts';
 import { MqttRecorder } from '../z2m/recorder.ts';
 import { quiet, startRig } from './rig.ts';
-import type { UpkeepBackend } from './scenario.ts';
+import { SCENARIO_DEVICES, type UpkeepBackend } from './scenario.ts';
 
 /** What the colour light runs after its update (the image of the user's folder). */
 const NEW_VERSION = 0x01001000;
@@ -123,6 +126,73 @@ export async function herdsmanOnFakeCoordinator(): Promise<UpkeepBackend> {
       await rig.stop();
       s.net.close();
       for (const d of [s.dataDir, otaDir]) rmSync(d, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The simulated network (`sim` mode): the Zigbee2MQTT driver on a simulated Zigbee2MQTT. */
+export async function simulatedNetwork(): Promise<UpkeepBackend> {
+  const broker: Broker = await startBroker();
+  const base = 'upkeep_sim';
+  const fixtures = loadFixtures();
+  const fixture = (d: FakeDeviceSpec) => fixtures.find((f) => f.model === d.expectedModel) as ModelFixture;
+  const sim = new Z2mSimulator({
+    url: broker.url,
+    baseTopic: base,
+    devices: SCENARIO_DEVICES.map(fixture),
+    reportIntervalMs: 0,
+    otaStepMs: 10,
+    mapStepMs: 10,
+  });
+  await sim.start();
+  const rec = await MqttRecorder.start(broker.url);
+  const dataDir = tempDir('opencube-upkeep-');
+  const driver = new Zigbee2MqttDriver({
+    url: broker.url,
+    baseTopics: [base],
+    permitJoinSeconds: 60,
+    log: quiet,
+    dataDir,
+  });
+  const rig = await startRig(driver, { dir: dataDir });
+  const ieee = (d: FakeDeviceSpec) => {
+    const found = sim.list().find((x) => x.fixture.model === d.expectedModel);
+    if (!found) throw new Error(`no simulated ${d.expectedModel}`);
+    return found.ieee;
+  };
+  const light = sim.device(ieee(COLOUR_LIGHT));
+  const setTo = (names: string[]) => (m: { topic: string }) => names.some((n) => m.topic === `${base}/${n}/set`);
+  return {
+    name: 'the simulated network',
+    rig,
+    ieee,
+    async failNextUpdate(d) {
+      sim.failNextUpdate(ieee(d));
+    },
+    async press(d) {
+      sim.report(ieee(d), { action: 'toggle' });
+    },
+    mark: () => rec.mark(),
+    groupCommands: (mark, group) =>
+      rec.since(
+        mark,
+        setTo(
+          sim
+            .groups()
+            .filter((g) => g.id === group)
+            .map((g) => g.friendly_name),
+        ),
+      ).length,
+    deviceCommands: (mark) => rec.since(mark, setTo(sim.list().map((d) => d.friendly))).length,
+    failure: /^Zigbee2MQTT: OTA update of '.+' failed \(OTA update of 0x[0-9a-f]+ failed with reason: /,
+    newVersion: (light?.firmware.version ?? 0) + 0x100,
+    newBuild: '1.0.8',
+    async stop() {
+      await rig.stop();
+      await rec.close();
+      await sim.stop();
+      await broker.close();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -54,9 +54,10 @@ export interface IndexEntry {
 
 /**
  * Writes the images into `dir` with an `index.json` naming them by file name (relative URLs, as a
- * folder copied from elsewhere would have them); returns the index entries.
+ * folder copied from elsewhere would have them), or by absolute path (`absolute`: what Zigbee2MQTT
+ * itself needs, as it reads a relative one from its own data folder); returns the index entries.
  */
-export function writeOtaFolder(dir: string, images: readonly FakeImage[]): IndexEntry[] {
+export function writeOtaFolder(dir: string, images: readonly FakeImage[], absolute = false): IndexEntry[] {
   mkdirSync(dir, { recursive: true });
   const entries = images.map((i) => {
     const bytes = otaImage(i);
@@ -69,7 +70,7 @@ export function writeOtaFolder(dir: string, images: readonly FakeImage[]): Index
       manufacturerCode: i.manufacturerCode,
       imageType: i.imageType,
       sha512: createHash('sha512').update(bytes).digest('hex'),
-      url: fileName,
+      url: absolute ? join(dir, fileName) : fileName,
     };
   });
   writeFileSync(join(dir, 'index.json'), `${JSON.stringify(entries, null, 2)}\n`);
