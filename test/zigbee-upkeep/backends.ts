@@ -11,7 +11,7 @@ import { Zigbee2MqttDriver } from '../../src/drivers/zigbee2mqtt/index.ts';
 import type { ModelFixture } from '../../src/zigbee/index.ts';
 import { tempDir, testSettings } from '../helpers/foundation.ts';
 import { herdsmanSetup } from '../herdsman/harness.ts';
-import { COLOUR_LIGHT, DIMMABLE_LIGHT, FAKE_DEVICES } from '../z2m/fake/devices.ts';
+import { COLOUR_LIGHT, COVER, DIMMABLE_LIGHT, FAKE_DEVICES } from '../z2m/fake/devices.ts';
 import type { ReceivedRequest } from '../z2m/fake/network.ts';
 import { writeOtaFolder } from '../z2m/fake/ota-image.ts';
 import type { FakeDeviceSpec } from '../z2m/fake/spec.ts';
@@ -122,6 +122,16 @@ export async function herdsmanOnFakeCoordinator(): Promise<UpkeepBackend> {
     failure: /^Zigbee: OTA update of 0x0017880100fa4e01 failed with reason: /,
     newVersion: NEW_VERSION,
     newBuild: NEW_BUILD,
+    unplug: () => s.net.unplug(),
+    plugIn: () => s.net.plugIn(),
+    ask: (d) =>
+      s.net.command(d.ieee, undefined, 'genOta', 'queryNextImageRequest', {
+        fieldControl: 0,
+        manufacturerCode: d.manufacturerCode,
+        imageType: d.ota?.imageType ?? 0,
+        fileVersion: d.ota?.fileVersion ?? 0,
+      }),
+    answers: (mark) => since(mark).map((r) => r.command),
     async stop() {
       await rig.stop();
       s.net.close();
@@ -139,7 +149,7 @@ export async function simulatedNetwork(): Promise<UpkeepBackend> {
   const sim = new Z2mSimulator({
     url: broker.url,
     baseTopic: base,
-    devices: SCENARIO_DEVICES.map(fixture),
+    devices: [...SCENARIO_DEVICES, COVER].map(fixture),
     reportIntervalMs: 0,
     otaStepMs: 10,
     mapStepMs: 10,

@@ -36,6 +36,12 @@ export interface UpkeepBackend {
   /** The version and software build the colour light runs after its update. */
   readonly newVersion: number;
   readonly newBuild: string;
+  /** The fake coordinator only: it is unplugged, and plugged in again. */
+  unplug?(): void;
+  plugIn?(): void;
+  /** The fake coordinator only: the device asks for an image by itself; the commands it got since the mark. */
+  ask?(d: FakeDeviceSpec): void;
+  answers?(mark: number): string[];
   stop(): Promise<void>;
 }
 
