@@ -36,6 +36,10 @@ describe('a firmware index the user gives', () => {
     writeFileSync(join(dir, 'bare', 'light.ota'), otaImage(LIGHT));
     writeFileSync(join(dir, 'bare', 'bulb.zigbee'), Buffer.concat([Buffer.from('VENDOR-HEADER'), otaImage(BULB)]));
     writeFileSync(join(dir, 'bare', 'README.txt'), 'not an image');
+    writeFileSync(join(dir, 'bad.json'), 'oops');
+    writeFileSync(join(dir, 'obj.json'), '{}');
+    writeFileSync(join(dir, 'nourl.json'), '[{"fileVersion":1}]');
+    writeFileSync(join(dir, 'fake.json'), '[{"url":"bad.json"}]');
     server = createServer((req, res) => {
       if (hang) return;
       if (req.url === '/fw/index.json') {
@@ -92,24 +96,16 @@ describe('a firmware index the user gives', () => {
 
   const refusals: [string, () => string, string | ((where: string) => string)][] = [
     ['a path that does not exist', () => join(dir, 'nowhere'), (w) => `${w}: no such file or folder`],
-    [
-      'a file that is not JSON',
-      () => (writeFileSync(join(dir, 'bad.json'), 'oops'), join(dir, 'bad.json')),
-      (w) => `${w}: not a JSON index (a list of images)`,
-    ],
+    ['a file that is not JSON', () => join(dir, 'bad.json'), (w) => `${w}: not a JSON index (a list of images)`],
     [
       'an index that is not a list',
-      () => (writeFileSync(join(dir, 'obj.json'), '{}'), join(dir, 'obj.json')),
+      () => join(dir, 'obj.json'),
       (w) => `${w}: index: expected an array, got an object`,
     ],
-    [
-      'an image without a url',
-      () => (writeFileSync(join(dir, 'nourl.json'), '[{"fileVersion":1}]'), join(dir, 'nourl.json')),
-      (w) => `${w}: 0.url: required`,
-    ],
+    ['an image without a url', () => join(dir, 'nourl.json'), (w) => `${w}: 0.url: required`],
     [
       'an image file that is not an OTA file',
-      () => (writeFileSync(join(dir, 'fake.json'), '[{"url":"bad.json"}]'), join(dir, 'fake.json')),
+      () => join(dir, 'fake.json'),
       (w) => `${w}: 0.url: ${join(dir, 'bad.json')} is not an OTA file (no OTA header)`,
     ],
     [
