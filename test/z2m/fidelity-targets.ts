@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
 import { type Broker, loadFixtures, startBroker, Z2mSimulator } from '../../src/drivers/zigbee-sim/index.ts';
 import type { ModelFixture } from '../../src/zigbee/index.ts';
 import { tempDir } from '../helpers/foundation.ts';
@@ -157,3 +158,32 @@ export const placeholders = (names: { friendly: string; ieee: string }, text: st
   // The address first: a device that joined is named by its address.
   text.split(names.ieee).join('<ieee>').split(names.friendly).join('<name>');
 export const namesOf = (t: Target, d: FakeDeviceSpec) => ({ friendly: t.friendly(d), ieee: t.ieee(d) });
+
+/** An observation: what it is, how it is made on a target, what real Zigbee2MQTT 2.14.1 gives. */
+export type Observation = [what: string, observe: (t: Target) => Promise<unknown>, expected: unknown];
+
+/** Makes each observation on real Zigbee2MQTT (it must give `expected`) and on the simulator (the same). */
+export function observeBoth(title: string, observations: readonly Observation[]): void {
+  describe(title, () => {
+    let sim: Target;
+    let z2m: Target;
+
+    before(async () => {
+      sim = await simulated();
+      z2m = await real();
+    });
+
+    after(async () => {
+      await sim?.stop();
+      await z2m?.stop();
+    });
+
+    for (const [what, observe, expected] of observations)
+      it(`agree: ${what}`, async () => {
+        const onReal = await observe(z2m);
+        assert.deepEqual(onReal, expected, `real Zigbee2MQTT: ${what}`);
+        const onSim = await observe(sim);
+        assert.deepEqual(onSim, onReal, `the simulator differs from real Zigbee2MQTT: ${what}`);
+      });
+  });
+}

@@ -4,10 +4,8 @@
  * same way on both and reduced to what the gateway's driver relies on, and the expected value is
  * the one real Zigbee2MQTT gives (OBSERVED.md).
  */
-import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
 import { COLOUR_LIGHT, REMOTE, TWO_GANG_SWITCH } from './fake/devices.ts';
-import { devicesIn, namesOf, placeholders, real, simulated, type Target } from './fidelity-targets.ts';
+import { devicesIn, namesOf, type Observation, observeBoth, placeholders, type Target } from './fidelity-targets.ts';
 import { on, type Recorded, retainedOn } from './recorder.ts';
 
 const GROUP = 'fidelity group';
@@ -23,7 +21,7 @@ async function ask(t: Target, what: string, body: Record<string, unknown>): Prom
 const groups = async (t: Target) => (await retainedOn(t.url, `${t.base}/bridge/groups`)).json as any[];
 
 /** What each observation gives on real Zigbee2MQTT 2.14.1; the simulator must give the same. */
-const observations: [string, (t: Target) => Promise<unknown>, unknown][] = [
+const observations: Observation[] = [
   [
     'group/add answers its name and id, bridge/groups lists it with no member, and a name in use is refused',
     async (t) => {
@@ -315,25 +313,7 @@ const observations: [string, (t: Target) => Promise<unknown>, unknown][] = [
   ],
 ];
 
-describe('the simulator and real Zigbee2MQTT, observed the same way: groups, bindings, the map, firmware', () => {
-  let sim: Target;
-  let z2m: Target;
-
-  before(async () => {
-    sim = await simulated();
-    z2m = await real();
-  });
-
-  after(async () => {
-    await sim?.stop();
-    await z2m?.stop();
-  });
-
-  for (const [what, observe, expected] of observations)
-    it(`agree: ${what}`, async () => {
-      const onReal = await observe(z2m);
-      assert.deepEqual(onReal, expected, `real Zigbee2MQTT: ${what}`);
-      const onSim = await observe(sim);
-      assert.deepEqual(onSim, onReal, `the simulator differs from real Zigbee2MQTT: ${what}`);
-    });
-});
+observeBoth(
+  'the simulator and real Zigbee2MQTT, observed the same way: groups, bindings, the map, firmware',
+  observations,
+);

@@ -6,14 +6,12 @@
  * replaced by placeholders), and the expected value is the one real Zigbee2MQTT gives (OBSERVED.md),
  * so that the two cannot agree on nothing.
  */
-import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
 import { COLOUR_LIGHT, THERMOSTAT, TWO_GANG_SWITCH } from './fake/devices.ts';
-import { JOINING, listed, namesOf, placeholders, real, simulated, type Target } from './fidelity-targets.ts';
+import { JOINING, listed, namesOf, type Observation, observeBoth, placeholders } from './fidelity-targets.ts';
 import { on, retainedNow, retainedOn } from './recorder.ts';
 
 /** What each observation gives on real Zigbee2MQTT 2.14.1; the simulator must give the same. */
-const observations: [string, (t: Target) => Promise<unknown>, unknown][] = [
+const observations: Observation[] = [
   [
     'permit_join without a time is refused as an invalid payload',
     async (t) => {
@@ -200,25 +198,4 @@ const observations: [string, (t: Target) => Promise<unknown>, unknown][] = [
   ],
 ];
 
-describe('the simulator and real Zigbee2MQTT, observed the same way', () => {
-  let sim: Target;
-  let z2m: Target;
-
-  before(async () => {
-    sim = await simulated();
-    z2m = await real();
-  });
-
-  after(async () => {
-    await sim?.stop();
-    await z2m?.stop();
-  });
-
-  for (const [what, observe, expected] of observations)
-    it(`agree: ${what}`, async () => {
-      const onReal = await observe(z2m);
-      assert.deepEqual(onReal, expected, `real Zigbee2MQTT: ${what}`);
-      const onSim = await observe(sim);
-      assert.deepEqual(onSim, onReal, `the simulator differs from real Zigbee2MQTT: ${what}`);
-    });
-});
+observeBoth('the simulator and real Zigbee2MQTT, observed the same way', observations);

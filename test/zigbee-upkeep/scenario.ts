@@ -230,7 +230,7 @@ export function upkeepScenario(title: string, start: () => Promise<UpkeepBackend
         assert.ok(!channel.ok);
         assert.equal(
           channel.message,
-          `channel: "7" is not a channel of ${name(TWO_GANG_SWITCH)}; its channels are 1, 2`,
+          `channel: "7" is not a channel of ${name(TWO_GANG_SWITCH)} (its channels are 1, 2)`,
         );
         const noGroup = await rig.upkeep.addGroupMember('nowhere/999', { serial_number: serial(COLOUR_LIGHT) });
         assert.ok(!noGroup.ok);
@@ -311,7 +311,7 @@ export function upkeepScenario(title: string, start: () => Promise<UpkeepBackend
         assert.match(
           r.message,
           new RegExp(
-            `^clusters\\.0: genOnOff does not match: ${reEscape(name(REMOTE))} sends .*genOnOff.*; ${reEscape(name(THERMOSTAT))} serves .*hvacThermostat`,
+            `^clusters\\.0: genOnOff does not match: ${reEscape(name(REMOTE))} sends .*genOnOff.*, while ${reEscape(name(THERMOSTAT))} serves .*hvacThermostat`,
           ),
         );
       });

@@ -113,12 +113,12 @@ export function resolveBind(
     for (const [i, c] of wanted.entries())
       if (!matches(srcEp, ep, c))
         return invalid(
-          `clusters.${i}: ${c} does not match: ${srcName} sends ${listed(bindable(srcEp.output))} and serves ${listed(bindable(srcEp.input))}; ${dstName} serves ${listed(bindable(ep.input))} and sends ${listed(bindable(ep.output))}`,
+          `clusters.${i}: ${c} does not match: ${srcName} sends ${listed(bindable(srcEp.output))} and serves ${listed(bindable(srcEp.input))}, while ${dstName} serves ${listed(bindable(ep.input))} and sends ${listed(bindable(ep.output))}`,
         );
     clusters = wanted.length > 0 ? wanted : BINDABLE.filter((c) => matches(srcEp, ep, c));
     if (clusters.length === 0)
       return invalid(
-        `clusters: ${srcName} and ${dstName} share no cluster a binding carries (${srcName} sends ${listed(bindable(srcEp.output))}; ${dstName} serves ${listed(bindable(ep.input))})`,
+        `clusters: ${srcName} and ${dstName} share no cluster a binding carries (${srcName} sends ${listed(bindable(srcEp.output))}, while ${dstName} serves ${listed(bindable(ep.input))})`,
       );
     target = { device: target.device, endpoint: ep.id };
   }

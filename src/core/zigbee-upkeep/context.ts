@@ -77,7 +77,7 @@ export class UpkeepContext {
     const found = all.find((n) => n.network === name);
     return found
       ? { ok: true, value: found }
-      : invalid(`${path}: ${fmt(name)} is not a network here; there is ${names}`);
+      : invalid(`${path}: ${fmt(name)} is not a network here (there is ${names})`);
   }
 
   /** A device of a running Zigbee driver, named by its serial number at `path`. */
@@ -139,7 +139,7 @@ export class UpkeepContext {
     if (ep) return { ok: true, value: ep };
     const channels = eps.flatMap((e) => (e.channel ? [e.channel] : []));
     return invalid(
-      `${path}: ${fmt(channel)} is not a channel of ${quoted(z.device.name)}; ${channels.length > 0 ? `its channels are ${channels.join(', ')}` : 'it has no channels'}`,
+      `${path}: ${fmt(channel)} is not a channel of ${quoted(z.device.name)} (${channels.length > 0 ? `its channels are ${channels.join(', ')}` : 'it has no channels'})`,
     );
   }
 

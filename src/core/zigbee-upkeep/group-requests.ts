@@ -74,7 +74,7 @@ function sharing(
     ...failure(
       ErrorCode.GROUP_NO_COMMON_CAPABILITY,
       members.length === 1
-        ? `${at}serial_number: ${name} has nothing a group command reaches (on/off, brightness, colour of lights; switches; covers)`
+        ? `${at}serial_number: ${name} has nothing a group command reaches (the on/off, brightness and colour of lights, switches, covers)`
         : `${at}serial_number: ${name} shares no capability with the other members (lights, switches and covers are grouped among themselves)`,
     ),
   };

@@ -373,7 +373,7 @@ export class ZigbeeUpkeepService {
     const since = this.scans.get(key);
     if (since !== undefined)
       return invalid(
-        `network: a scan of ${network} has run since ${new Date(since).toISOString()}; a scan floods a large network with requests: wait for it to finish`,
+        `network: a scan of ${network} has run since ${new Date(since).toISOString()} (a scan floods a large network with requests): wait for it to finish`,
       );
     const reach = ability.reachable(network);
     if (!reach.ok) return { ok: false, ...failure(ErrorCode.SERVER_ERROR, reach.message) };

@@ -22,6 +22,7 @@ import type { Node } from './nodes.ts';
 import { HerdsmanOta } from './ota.ts';
 import type { AdapterType, CoordinatorPort } from './ports.ts';
 import { HerdsmanUpkeep } from './upkeep.ts';
+import { within } from './within.ts';
 
 export { DRIVER_ID } from './devices.ts';
 
@@ -206,7 +207,7 @@ export class HerdsmanDriver implements Driver {
     const c = this.link.controller();
     if (!c) return fail(ErrorCode.SERVER_ERROR, `the Zigbee coordinator is not running: ${this.link.reason()}`);
     const seconds = enable ? this.opts.permitJoinSeconds : 0;
-    const r = await this.within(c.permitJoin(seconds), this.confirmMs);
+    const r = await within(this.clock, c.permitJoin(seconds), this.confirmMs);
     if (!r.ok) {
       // Late, it may still open: close it again rather than leave the network open unknown to the API.
       if (enable) c.permitJoin(0).catch(() => {});
@@ -294,7 +295,7 @@ export class HerdsmanDriver implements Driver {
     const waitMs = this.opts.removeWaitMs ?? DEFAULT_REMOVE_WAIT_MS;
     this.devices.removing.add(ieee);
     const leave = zh.removeFromNetwork();
-    const r = await this.within(leave, waitMs);
+    const r = await within(this.clock, leave, waitMs);
     if (r.ok) {
       this.devices.removing.delete(ieee);
       this.devices.forget(ieee);
@@ -318,28 +319,6 @@ export class HerdsmanDriver implements Driver {
     }
     this.devices.removing.delete(ieee);
     return fail(ErrorCode.DEVICE_UPDATE_FAILED, `Zigbee: the device did not leave the network: ${r.message}`);
-  }
-
-  /** Settles with the promise, or fails after `ms`. */
-  private within(
-    p: Promise<unknown>,
-    ms: number,
-  ): Promise<{ ok: true } | { ok: false; message: string; timedOut?: boolean }> {
-    return new Promise((resolve) => {
-      const cancel = this.clock.setTimer(ms, () =>
-        resolve({ ok: false, message: `no answer within ${ms} ms`, timedOut: true }),
-      );
-      p.then(
-        () => {
-          cancel();
-          resolve({ ok: true });
-        },
-        (err) => {
-          cancel();
-          resolve({ ok: false, message: errorText(err) });
-        },
-      );
-    });
   }
 
   private async ping(ieee: string): Promise<void> {

@@ -27,6 +27,7 @@ import type { Log } from '../../lib/log.ts';
 import { type OtaIndexEntry, resolveOtaIndex } from '../../zigbee/index.ts';
 import { errorText, type ZhDevice } from './converters.ts';
 import type { Node } from './nodes.ts';
+import { within } from './within.ts';
 
 /** zigbee-herdsman's status of "no image available" (ZCL 0x98). */
 const NO_IMAGE_AVAILABLE = 0x98;
@@ -144,7 +145,8 @@ export class HerdsmanOta {
     if (!source.ok) return source;
     this.busy.add(node.ieee);
     try {
-      const r = await this.within(
+      const r = await within(
+        this.o.clock,
         device.checkOta(source.value.source, undefined, this.extraMetas(node) as never),
         CHECK_MS,
       );
@@ -205,7 +207,9 @@ export class HerdsmanOta {
       this.known.set(ieee, { state: 'idle', installed_version: to.fileVersion, latest_version: to.fileVersion });
       // What it runs now, as Zigbee2MQTT reads it after an update (herdsman keeps the answer).
       const basic = device.endpoints.find((e) => e.supportsInputCluster('genBasic'));
-      const read = basic ? await this.within(basic.read('genBasic', ['swBuildId', 'dateCode']), 10_000) : undefined;
+      const read = basic
+        ? await within(this.o.clock, basic.read('genBasic', ['swBuildId', 'dateCode']), 10_000)
+        : undefined;
       const build = read?.ok ? (read.value as { swBuildId?: unknown }).swBuildId : undefined;
       return {
         ok: true,
@@ -223,22 +227,5 @@ export class HerdsmanOta {
       this.running.delete(ieee);
       this.busy.delete(ieee);
     }
-  }
-
-  /** Settles with the promise's value, or fails after `ms` on the gateway's clock. */
-  private within<T>(p: Promise<T>, ms: number): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
-    return new Promise((resolve) => {
-      const cancel = this.o.clock.setTimer(ms, () => resolve({ ok: false, message: `no answer within ${ms} ms` }));
-      p.then(
-        (value) => {
-          cancel();
-          resolve({ ok: true, value });
-        },
-        (err) => {
-          cancel();
-          resolve({ ok: false, message: errorText(err) });
-        },
-      );
-    });
   }
 }

@@ -4,8 +4,7 @@
  * in the group's meta), a member is added by the Groups cluster's `add` sent to its endpoint, a
  * group is commanded with one group command per converter (its members' models' converters, as
  * Zigbee2MQTT does), a binding is a ZDO bind request per cluster to the source, and the map is
- * read router by router (ZDO Mgmt_Lqi and Mgmt_Rtg requests), paced as Zigbee2MQTT paces it (a
- * second between routers, one retry after 5 s). The one network of this driver is `herdsman`.
+ * read router by router (scan.ts). The one network of this driver is `herdsman`.
  */
 import type { Controller } from 'zigbee-herdsman';
 import { ErrorCode, type ErrorCodeValue } from '../../catalog/errors.ts';
@@ -15,8 +14,6 @@ import type {
   BindResult,
   FirmwareProgress,
   GroupMember,
-  MapLink,
-  MapNode,
   NetworkMap,
   Result,
   UpkeepListener,
@@ -32,16 +29,15 @@ import {
   type Expose,
   groupMapping,
   groupState,
-  type LqiNeighbour,
-  linksOf,
   planSet,
-  type RoutingEntry,
   reportedState,
 } from '../../zigbee/index.ts';
-import { errorText, type KeyValue, toGroupSet } from './converters.ts';
+import { type KeyValue, toGroupSet } from './converters.ts';
 import { type Devices, DRIVER_ID } from './devices.ts';
 import type { Node } from './nodes.ts';
 import type { HerdsmanOta } from './ota.ts';
+import { scanNetwork } from './scan.ts';
+import { type Within, within } from './within.ts';
 
 type ZhEndpoint = Node['device']['endpoints'][number];
 
@@ -468,77 +464,17 @@ export class HerdsmanUpkeep implements ZigbeeUpkeep {
   async networkMap(_network: string, routes: boolean): Promise<Result<NetworkMap>> {
     const controller = this.d.controller();
     if (!controller) return fail(ErrorCode.SERVER_ERROR, `the Zigbee coordinator is not running: ${this.d.reason()}`);
-    const all = [...controller.getDevicesIterator((d) => d.type !== 'GreenPower')];
-    const byNwk = new Map(all.map((d) => [d.networkAddress, d.ieeeAddr]));
-    const nodes: MapNode[] = [];
-    const links: MapLink[] = [];
-    // The coordinator first, then the routers: end devices keep no neighbour table worth asking.
-    const scanned = all
-      .filter((d) => d.type === 'Coordinator' || d.type === 'Router')
-      .sort((a, b) => Number(b.type === 'Coordinator') - Number(a.type === 'Coordinator'));
-    const failures = new Map<string, string[]>();
-    for (const [i, device] of scanned.entries()) {
-      if (i > 0) await this.pause(this.d.scanPaceMs);
-      const failedHere: string[] = [];
-      const lqi = await this.retried(() => device.lqi());
-      const table = lqi.ok ? (lqi.value as LqiNeighbour[]) : [];
-      if (!lqi.ok) failedHere.push('lqi');
-      let rt: RoutingEntry[] = [];
-      if (routes) {
-        const r = await this.retried(() => device.routingTable());
-        if (r.ok) rt = r.value as unknown as RoutingEntry[];
-        else failedHere.push('routing_table');
-      }
-      failures.set(device.ieeeAddr, failedHere);
-      if (lqi.ok)
-        links.push(
-          ...linksOf({ ieee_address: device.ieeeAddr, network_address: device.networkAddress }, table, rt, (n) =>
-            byNwk.get(n),
-          ),
-        );
-    }
-    for (const d of all)
-      nodes.push({
-        ieee_address: d.ieeeAddr,
-        network_address: d.networkAddress,
-        type: d.type,
-        failed: failures.get(d.ieeeAddr) ?? [],
-        ...(d.lastSeen !== undefined ? { last_seen: d.lastSeen } : {}),
-      });
-    return { ok: true, value: { nodes, links } };
-  }
-
-  /** A request, and once more after a pause when it fails (the network may be busy). */
-  private async retried<T>(
-    request: () => Promise<T>,
-  ): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
-    const first = await this.within(request());
-    if (first.ok) return first;
-    await this.pause(this.d.scanRetryMs);
-    return this.within(request());
-  }
-
-  private pause(ms: number): Promise<void> {
-    return ms <= 0 ? Promise.resolve() : new Promise((r) => this.d.clock.setTimer(ms, r));
-  }
-
-  /** Settles with the value, or fails after `ms` (requestMs by default) on the gateway's clock. */
-  private within<T>(
-    p: Promise<T>,
-    ms = this.d.requestMs,
-  ): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
-    return new Promise((resolve) => {
-      const cancel = this.d.clock.setTimer(ms, () => resolve({ ok: false, message: `no answer within ${ms} ms` }));
-      p.then(
-        (value) => {
-          cancel();
-          resolve({ ok: true, value });
-        },
-        (err) => {
-          cancel();
-          resolve({ ok: false, message: errorText(err) });
-        },
-      );
+    const map = await scanNetwork(controller, routes, {
+      clock: this.d.clock,
+      paceMs: this.d.scanPaceMs,
+      retryMs: this.d.scanRetryMs,
+      requestMs: this.d.requestMs,
     });
+    return { ok: true, value: map };
+  }
+
+  /** A request bounded by `ms` (requestMs by default) of the gateway's clock. */
+  private within<T>(p: Promise<T>, ms = this.d.requestMs): Promise<Within<T>> {
+    return within(this.d.clock, p, ms);
   }
 }

@@ -10,24 +10,19 @@
  * - groups: a command to a group's set topic reaches every member (its endpoint);
  * - bindings: a remote's on, off and toggle reach what it is bound to (devices, groups), with no
  *   command of anyone else, as a bound remote does;
- * - the network: every router hears the coordinator and the other routers, each end device joined
- *   through one of them; link qualities are drawn once per pair from the simulator's seed.
+ * - the network: map.ts.
  */
+import { BINDABLE_CLUSTERS } from '../../core/zigbee-upkeep/index.ts';
 import type { ModelFixture } from '../../zigbee/index.ts';
+import type { Z2mBinding, Z2mGroup } from '../zigbee2mqtt/types.ts';
 import { type SimEndpoint, simEndpoints } from './clusters.ts';
+import { SimMap } from './map.ts';
 
-/** A binding of a simulated device. */
-export interface SimBinding {
-  endpoint: number;
-  cluster: string;
-  target: { type: 'endpoint'; ieee_address: string; endpoint: number } | { type: 'group'; id: number };
-}
+/** A binding of a simulated device: as bridge/devices lists it, with its source endpoint. */
+export type SimBinding = Z2mBinding & { endpoint: number };
 
-export interface SimGroup {
-  id: number;
-  friendly_name: string;
-  members: { ieee_address: string; endpoint: number }[];
-}
+/** A group of the simulated network, as bridge/groups lists it. */
+export type SimGroup = Z2mGroup;
 
 /** What the upkeep part needs of a simulated device. */
 export interface UpkeepDevice {
@@ -76,21 +71,6 @@ const REQUESTS = new Set([
   'networkmap',
 ]);
 
-/** Zigbee2MQTT tries these when a bind names no clusters. */
-const CANDIDATES = [
-  'genScenes',
-  'genOnOff',
-  'genLevelCtrl',
-  'lightingColorCtrl',
-  'closuresWindowCovering',
-  'hvacThermostat',
-  'msIlluminanceMeasurement',
-  'msTemperatureMeasurement',
-  'msRelativeHumidity',
-  'msSoilMoisture',
-  'msCO2',
-];
-
 /** The properties a group command carries to its members (Zigbee2MQTT's group state properties, and covers). */
 const GROUP_KEYS = ['state', 'brightness', 'color_temp', 'color', 'position'];
 
@@ -106,12 +86,14 @@ export class SimUpkeep {
   groups: SimGroup[] = [];
   private readonly eps = new Map<string, SimEndpoint[]>();
   private readonly busy = new Set<string>();
-  private readonly lqi = new Map<string, number>();
+  private readonly map: SimMap;
 
   constructor(
     private readonly h: SimHost,
     private readonly opts: { otaStepMs?: number; mapStepMs?: number } = {},
-  ) {}
+  ) {
+    this.map = new SimMap(h.coordinatorIeee, () => h.rand());
+  }
 
   /** Whether `what` is a request of this part. */
   handles(what: string): boolean {
@@ -378,7 +360,8 @@ export class SimUpkeep {
       return `Source device '${src.friendly}' does not have endpoint '${str(body.from_endpoint ?? 'default')}'`;
     const dstEp = dst ? this.endpoint(dst, body.to_endpoint) : undefined;
     if (dst && !dstEp) return `Target device '${dst.friendly}' does not have endpoint '${str(body.to_endpoint)}'`;
-    const candidates = Array.isArray(body.clusters) ? body.clusters.map(str) : CANDIDATES;
+    // Without clusters, Zigbee2MQTT tries every one a binding carries.
+    const candidates = Array.isArray(body.clusters) ? body.clusters.map(str) : BINDABLE_CLUSTERS;
     const target: SimBinding['target'] = group
       ? { type: 'group', id: group.id }
       : { type: 'endpoint', ieee_address: (dst as UpkeepDevice).ieee, endpoint: (dstEp as SimEndpoint).id };
@@ -452,101 +435,8 @@ export class SimUpkeep {
     const routers = devices.filter((d) => d.fixture.type === 'Router');
     // A scan asks router after router: the answer comes after all of them.
     this.h.later((this.opts.mapStepMs ?? 200) * (routers.length + 1), () =>
-      ok({ routes, type: 'raw', value: this.topology(devices, routers, routes) }),
+      ok({ routes, type: 'raw', value: this.map.raw(devices, routers, routes) }),
     );
     return undefined;
-  }
-
-  private linkQuality(a: string, b: string, parent: boolean): number {
-    const key = a < b ? `${a}|${b}` : `${b}|${a}`;
-    let q = this.lqi.get(key);
-    if (q === undefined) {
-      q = parent ? 120 + Math.floor(this.h.rand() * 135) : 40 + Math.floor(this.h.rand() * 120);
-      this.lqi.set(key, q);
-    }
-    return q;
-  }
-
-  private topology(devices: UpkeepDevice[], routers: UpkeepDevice[], routes: boolean): Record<string, unknown> {
-    const coordinator = { ieee: this.h.coordinatorIeee, nwk: 0, type: 'Coordinator' };
-    type Node = { ieee: string; nwk: number; type: string; parent?: Node };
-    const top: Node = coordinator;
-    const routerNodes: Node[] = routers.map((r) => ({ ieee: r.ieee, nwk: r.nwk, type: 'Router', parent: top }));
-    const nodes: Node[] = [top, ...routerNodes];
-    // End devices joined through the routers in turn (through the coordinator when there is none).
-    devices
-      .filter((d) => d.fixture.type !== 'Router')
-      .forEach((d, i) => {
-        const parent = routerNodes.length > 0 ? (routerNodes[i % routerNodes.length] as Node) : top;
-        nodes.push({ ieee: d.ieee, nwk: d.nwk, type: 'EndDevice', parent });
-      });
-    const links: Record<string, unknown>[] = [];
-    const depth = (n: Node) => (n.parent ? (n.parent.parent ? 2 : 1) : 0);
-    for (const self of nodes.filter((n) => n.type !== 'EndDevice')) {
-      const table = nodes
-        .filter((n) => n !== self && (n.parent === self || self.parent === n || n.type !== 'EndDevice'))
-        .map((n) => ({
-          n,
-          relationship: self.parent === n ? 0 : n.parent === self ? 1 : 2,
-        }));
-      for (const { n, relationship } of table) {
-        const lqi = this.linkQuality(self.ieee, n.ieee, relationship < 2);
-        const below = (x: Node): Node[] => nodes.filter((m) => m.parent === x).flatMap((m) => [m, ...below(m)]);
-        const linkRoutes =
-          routes && relationship === 1 && n.type !== 'EndDevice'
-            ? below(n).map((m) => ({
-                destinationAddress: m.nwk,
-                manyToOne: 0,
-                memoryConstrained: 0,
-                nextHopAddress: n.nwk,
-                reserved1: 0,
-                routeRecordRequired: 0,
-                status: 'ACTIVE',
-              }))
-            : [];
-        links.push({
-          depth: depth(n),
-          deviceType: n.type === 'Coordinator' ? 0 : n.type === 'Router' ? 1 : 2,
-          linkquality: lqi,
-          lqi,
-          permitJoining: 0,
-          relationship,
-          routes: linkRoutes,
-          rxOnWhenIdle: n.type === 'EndDevice' ? 0 : 1,
-          source: { ieeeAddr: n.ieee, networkAddress: n.nwk },
-          sourceIeeeAddr: n.ieee,
-          sourceNwkAddr: n.nwk,
-          target: { ieeeAddr: self.ieee, networkAddress: self.nwk },
-          targetIeeeAddr: self.ieee,
-        });
-      }
-    }
-    const byIeee = new Map(devices.map((d) => [d.ieee, d]));
-    return {
-      links,
-      nodes: nodes.map((n) => {
-        const d = byIeee.get(n.ieee);
-        return {
-          ...(d
-            ? {
-                definition: {
-                  description: d.fixture.description,
-                  model: d.fixture.model,
-                  supports: [...new Set(d.fixture.exposes.map((e) => e.name ?? e.type))].join(', '),
-                  vendor: d.fixture.vendor,
-                },
-              }
-            : {}),
-          failed: [],
-          friendlyName: d ? d.friendly : 'Coordinator',
-          ieeeAddr: n.ieee,
-          lastSeen: null,
-          manufacturerName: d ? d.fixture.vendor : undefined,
-          modelID: d ? d.fixture.zigbee_model : undefined,
-          networkAddress: n.nwk,
-          type: n.type,
-        };
-      }),
-    };
   }
 }
