@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Broker, loadFixtures, startBroker, Z2mSimulator } from '../../src/drivers/zigbee-sim/index.ts';
 import { tempDir } from '../helpers/foundation.ts';
+import { COLOUR_LIGHT, DIMMABLE_LIGHT } from '../z2m/fake/devices.ts';
 import { MqttRecorder, on } from '../z2m/recorder.ts';
 import { simulatedNetwork } from './backends.ts';
 import { upkeepScenario } from './scenario.ts';
@@ -75,6 +76,28 @@ describe('the simulated network remembers its groups, bindings and firmware acro
       assert.equal(l?.firmware.updated, true, 'the update stays installed');
     } finally {
       await again.stop();
+    }
+  });
+});
+
+describe('groups after a factory reset of the gateway', () => {
+  it('lists a group again, with the same serial number, once the device list is cleared (the network keeps its groups)', async () => {
+    const b = await simulatedNetwork();
+    try {
+      const { rig } = b;
+      for (const d of [COLOUR_LIGHT, DIMMABLE_LIGHT]) await rig.listed(b.ieee(d));
+      const members = [COLOUR_LIGHT, DIMMABLE_LIGHT].map((d) => ({
+        serial_number: rig.byIeee(b.ieee(d)).serial_number,
+      }));
+      const made = await rig.upkeep.createGroup({ name: 'Porch', members });
+      assert.ok(made.ok, made.ok ? '' : made.message);
+      const serial = made.value.serial_number as string;
+      const from = rig.events.length;
+      rig.registry.clear();
+      await rig.waitFor('device#addDevice', (d) => d.payload.serial_number === serial, from);
+      assert.equal(rig.registry.get(serial)?.name, 'Porch');
+    } finally {
+      await b.stop();
     }
   });
 });

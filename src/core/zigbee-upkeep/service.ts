@@ -306,6 +306,12 @@ export class ZigbeeUpkeepService {
   }
 
   private onEvent(e: BusEvent): void {
+    // A group's device deleted while the group is still there (a factory reset clears the device
+    // list; the network keeps its groups): it is listed again, as the network's devices are.
+    if (e.name === 'device#deleteDevice') {
+      this.groupDevices.sync(this.ctx.sources());
+      return;
+    }
     if (e.name !== 'device#updateDeviceOnline') return;
     const serial = (e.data as { endpoint: { serial_number: string } }).endpoint.serial_number;
     const d = this.ctx.registry.get(serial);
