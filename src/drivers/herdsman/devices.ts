@@ -64,11 +64,6 @@ export class Devices {
     return this.nodes.get(ieee);
   }
 
-  /** Every device of the network. */
-  all(): IterableIterator<Node> {
-    return this.nodes.values();
-  }
-
   /** The coordinator runs: its devices are taken up. */
   up(controller: Controller): void {
     const generation = ++this.generation;
