@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { CapabilityObject } from '../../src/catalog/index.ts';
 import type { DeviceRecord } from '../../src/core/devices/contract.ts';
 import type { DeviceRegistry } from '../../src/core/devices/registry.ts';
-import { History, type HistorySettings, type StepReport } from '../../src/history/index.ts';
+import { History, type HistorySettings, type SeriesAnswer, type StepReport } from '../../src/history/index.ts';
 import { silentLog } from '../../src/lib/log.ts';
 import { loadSettings } from '../../src/settings/index.ts';
 import { ManualClock } from './clock.ts';
@@ -40,6 +40,8 @@ export interface HistoryRig {
   report(serial: string, state: Record<string, unknown>): void;
   /** Reports of many devices in one transaction of the registry (as a driver's batch). */
   reportMany(reports: [string, Record<string, unknown>][]): void;
+  /** A series query that must be answered: a device's capability from `from` (to `to`, now when absent), in `points`. */
+  series(serial: string, capability: string, from: number, to?: number, points?: number): SeriesAnswer;
   /** Moves the clock by `ms`, letting the upkeep's steps run; then waits for it. */
   advance(ms: number, stepMs?: number): Promise<void>;
   /** A new History on the same store (as after a restart of the gateway), the old one stopped. */
@@ -96,6 +98,17 @@ export async function startHistoryRig(opts: RigOptions = {}): Promise<HistoryRig
       registry.batch(() => {
         for (const [serial, state] of reports) registry.stateReported(serial, state);
       });
+    },
+    series(serial, capability, from, to, points) {
+      return ok(
+        rig.history.series({
+          serial_number: serial,
+          capability,
+          from: iso(from),
+          ...(to === undefined ? {} : { to: iso(to) }),
+          ...(points === undefined ? {} : { points }),
+        }),
+      );
     },
     async advance(ms, stepMs = 60_000) {
       for (let done = 0; done < ms; ) {

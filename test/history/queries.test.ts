@@ -6,17 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import {
-  BUTTON,
-  DOOR,
-  type HistoryRig,
-  HOUR,
-  iso,
-  ok,
-  PLUG,
-  startHistoryRig,
-  TEMPERATURE,
-} from '../helpers/history.ts';
+import { BUTTON, DOOR, type HistoryRig, HOUR, iso, PLUG, startHistoryRig, TEMPERATURE } from '../helpers/history.ts';
 
 const START = Date.UTC(2025, 0, 6);
 const MIN = 60_000;
@@ -49,25 +39,13 @@ before(async () => {
 after(() => rig.stop());
 
 describe('the resolution a series query picks', () => {
-  const q = (from: number, to: number, points: number) =>
-    ok(rig.history.series({ serial_number: sensor, capability: 'temperature', from: iso(from), to: iso(to), points }));
+  const q = (from: number, to: number, points: number) => rig.series(sensor, 'temperature', from, to, points);
 
   it('answers raw values when they fit the points asked for', () => {
     const r = q(START, START + HOUR, 500);
     assert.equal(r.resolution, 'raw');
     assert.equal(r.t.length, 60);
-    assert.equal(
-      ok(
-        rig.history.series({
-          serial_number: sensor,
-          capability: 'temperature',
-          from: iso(START),
-          to: iso(START + 24 * HOUR),
-          points: 2000,
-        }),
-      ).t.length,
-      1440,
-    );
+    assert.equal(rig.series(sensor, 'temperature', START, START + 24 * HOUR, 2000).t.length, 1440);
   });
 
   it('makes 1-minute buckets from raw values when reports come faster', () => {
@@ -114,42 +92,19 @@ describe('the resolution a series query picks', () => {
 
 describe('states and presses over time', () => {
   it('answers the changes of a state when they are few, with the state standing before the range', () => {
-    const r = ok(
-      rig.history.series({
-        serial_number: door,
-        capability: 'contact',
-        from: iso(START + 15 * MIN),
-        to: iso(START + 60 * MIN),
-      }),
-    );
+    const r = rig.series(door, 'contact', START + 15 * MIN, START + 60 * MIN);
     assert.equal(r.resolution, 'changes');
     assert.deepEqual(r.before, { t: START + 10 * MIN, value: false });
     assert.deepEqual(r.value, [true, false, true, false]);
   });
 
   it('gives each bucket the share of time in each state, and counts presses of each kind', () => {
-    const r = ok(
-      rig.history.series({
-        serial_number: door,
-        capability: 'contact',
-        from: iso(START),
-        to: iso(START + 24 * HOUR),
-        points: 24,
-      }),
-    );
+    const r = rig.series(door, 'contact', START, START + 24 * HOUR, 24);
     assert.equal(r.resolution, '1h');
     assert.deepEqual(r.share?.true, new Array(24).fill(0.5));
     assert.deepEqual(r.share?.false, new Array(24).fill(0.5));
     assert.deepEqual(r.n, new Array(24).fill(6));
-    const presses = ok(
-      rig.history.series({
-        serial_number: button,
-        capability: 'press',
-        from: iso(START),
-        to: iso(START + 24 * HOUR),
-        points: 12,
-      }),
-    );
+    const presses = rig.series(button, 'press', START, START + 24 * HOUR, 12);
     assert.equal(presses.resolution, '3h');
     // Presses every 20 minutes, every other one single: 5 then 4 singles in each 3 hours.
     assert.deepEqual(
@@ -344,16 +299,7 @@ describe('where raw values are no longer kept', () => {
   it('falls back to roll-ups', async () => {
     await rig.restart({ raw_days: 1 });
     await rig.history.maintain();
-    const q = (from: number, to: number) =>
-      ok(
-        rig.history.series({
-          serial_number: sensor,
-          capability: 'temperature',
-          from: iso(from),
-          to: iso(to),
-          points: 1000,
-        }),
-      );
+    const q = (from: number, to: number) => rig.series(sensor, 'temperature', from, to, 1000);
     assert.equal(q(START, START + 2 * HOUR).resolution, '5m', 'the raw values of the first day are pruned');
     assert.equal(q(START + 47 * HOUR, START + 48 * HOUR).resolution, 'raw');
   });

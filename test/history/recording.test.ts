@@ -98,15 +98,7 @@ describe('recording numbers', () => {
       assert.equal(count('history_hourly'), 1, 'one row a day holds the hourly roll-ups');
       assert.equal(count('history_batches'), 0, 'the batches of rolled-up hours are deleted');
       assert.deepEqual(ok(rig.history.series(q)), fromMemory);
-      const day = ok(
-        rig.history.series({
-          serial_number: t,
-          capability: 'temperature',
-          from: iso(START),
-          to: iso(START + 2 * HOUR),
-          points: 2,
-        }),
-      );
+      const day = rig.series(t, 'temperature', START, START + 2 * HOUR, 2);
       assert.equal(day.resolution, '1h');
       assert.deepEqual(day.mean, [5.6, 5.6]);
       assert.deepEqual(day.min, [0, 0]);

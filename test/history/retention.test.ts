@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DAY, DOOR, HOUR, iso, ok, startHistoryRig, TEMPERATURE } from '../helpers/history.ts';
+import { DAY, DOOR, HOUR, ok, startHistoryRig, TEMPERATURE } from '../helpers/history.ts';
 
 const START = Date.UTC(2025, 0, 6);
 const SERIES = 2 ** 20;
@@ -45,15 +45,7 @@ describe('retention', () => {
       assert.ok(prunes.length > 120, 'pruning ran at every upkeep');
       assert.ok(prunes.every((s) => s.count <= 500));
       // The first day: roll-ups by the hour only (the hourly tier still has it).
-      const first = ok(
-        rig.history.series({
-          serial_number: sensors[0],
-          capability: 'temperature',
-          from: iso(START + DAY + HOUR),
-          to: iso(START + DAY + 3 * HOUR),
-          points: 1000,
-        }),
-      );
+      const first = rig.series(sensors[0], 'temperature', START + DAY + HOUR, START + DAY + 3 * HOUR, 1000);
       assert.equal(first.resolution, '1h');
       assert.equal(first.t.length, 2);
       const logbook = ok(rig.history.logbook({ serial_number: [door], limit: 1000 }));
