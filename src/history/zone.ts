@@ -43,29 +43,43 @@ export class Calendar {
     return o;
   }
 
+  /** The local date of an instant (from the cached offsets). */
+  private date(t: number): LocalDate {
+    const w = new Date(t + this.offset(t));
+    return { year: w.getUTCFullYear(), month: w.getUTCMonth() + 1, day: w.getUTCDate() };
+  }
+
+  /**
+   * The first instant of a local date. From the cached offsets when its midnight exists once (a
+   * year of days costs a few Intl calls, not thousands); else by the Zone's rule.
+   */
   private start(d: LocalDate): number {
+    const wall = Date.UTC(d.year, d.month - 1, d.day);
+    let t = wall - this.offset(wall);
+    t = wall - this.offset(t);
+    if (t + this.offset(t) === wall && t - 1 + this.offset(t - 1) < wall) return t;
     return this.zone.instant(d, 0).at;
   }
 
   /** The first instant of the local day holding `t`. */
   startOfDay(t: number): number {
-    return this.start(this.zone.date(t));
+    return this.start(this.date(t));
   }
 
   /** The first instant of the local day `days` after the one holding `dayStart`. */
   addDays(dayStart: number, days: number): number {
-    return this.start(addDays(this.zone.date(dayStart), days));
+    return this.start(addDays(this.date(dayStart), days));
   }
 
   /** The first instant of the local month holding `t`. */
   startOfMonth(t: number): number {
-    const d = this.zone.date(t);
+    const d = this.date(t);
     return this.start({ year: d.year, month: d.month, day: 1 });
   }
 
   /** The first instant of the local month `months` after the one holding `monthStart`. */
   addMonths(monthStart: number, months: number): number {
-    const d = this.zone.date(monthStart);
+    const d = this.date(monthStart);
     const m = d.month - 1 + months;
     return this.start({ year: d.year + Math.floor(m / 12), month: (((m % 12) + 12) % 12) + 1, day: 1 });
   }

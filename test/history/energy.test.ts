@@ -136,6 +136,26 @@ describe('energy in local time', () => {
     }
   });
 
+  it("starts a day whose midnight does not exist at the clocks' change (Santiago goes from 00:00 to 01:00)", async () => {
+    // 2024-09-07 00:00 in Santiago (-04:00); on the 8th clocks jump from 00:00 to 01:00 (-03:00).
+    const { rig } = await heater(Date.UTC(2024, 8, 7, 4), 'America/Santiago', 1000, 3 * DAY);
+    try {
+      const days = ok(
+        rig.history.energy({ from: '2024-09-07T00:00:00-04:00', to: '2024-09-10T00:00:00-03:00', period: 'day' }),
+      );
+      assert.deepEqual(
+        days.buckets.map((b) => [b.start, b.kwh]),
+        [
+          ['2024-09-07T00:00:00-04:00', 24],
+          ['2024-09-08T01:00:00-03:00', 23],
+          ['2024-09-09T00:00:00-03:00', 24],
+        ],
+      );
+    } finally {
+      await rig.stop();
+    }
+  });
+
   it('starts the hours of a zone half an hour off UTC on the half hour (Kolkata)', async () => {
     const { rig, serial } = await heater(Date.UTC(2025, 0, 6), 'Asia/Kolkata', 1000, DAY);
     try {
