@@ -224,7 +224,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     log,
   };
   const sse = new StreamWriter(bus, openApiProjection, { ...streamLimits, allowOrigin: '*' });
-  const consoleAccess = new ConsoleAccess({ db, clock, bus });
+  const consoleAccess = new ConsoleAccess({ db, clock, bus, log });
   const consoleStream = new StreamWriter(bus, consoleProjection, streamLimits);
 
   let boundPort = settings.port;

@@ -47,6 +47,8 @@ export interface ConsoleServices {
   speaker: SpeakerService;
   runtime: RuntimeMonitor;
   info(): GatewayInfo;
+  /** Whether a Host header names this gateway (isOwnHost of gateway-info.ts, the names it goes by). */
+  ownHost(host: string | undefined): boolean;
   /** The package version (`0.1.0`). */
   version: string;
   /** Asks the process to restart; called after the reply is on the wire. */
