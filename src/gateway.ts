@@ -286,6 +286,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       maxSeconds: settings.audio.media_max_seconds,
     },
     local: (url) => clips.resolve(url),
+    log,
   });
   const espeak = detectEspeak(settings.audio.tts_builtin, (cmd) => onPath(cmd) !== undefined);
   if (!espeak && settings.audio.tts_builtin !== 'off')

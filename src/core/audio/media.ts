@@ -2,13 +2,29 @@
  * Audio by URL (`POST media/audio-player`, and the audio of remote TTS engines): checked, fetched
  * within limits, decoded and handed to the arbiter. The fetching itself is a driver
  * (src/drivers/audio/http-fetch.ts); this service only sees its outcome.
+ *
+ * A client may name any URL, so the gateway's answer must not make it a scanner or a reader of
+ * the network (issue 24): a failure is one of three sentences (REASONS), never what the server
+ * sent or how the connection ended; the detail goes to the debug log.
  */
+import type { Log } from '../../lib/log.ts';
 import type { AudioArbiter, Layer, Playing } from './arbiter.ts';
 import { decodeAudio } from './decode.ts';
 import type { Pcm } from './pcm.ts';
 import { AudioFormatError } from './wav.ts';
 
-export type FetchOutcome = { ok: true; bytes: Buffer } | { ok: false; reason: string };
+/** A fetch's outcome: the bytes, or the kind of failure and, for the debug log only, its detail. */
+export type FetchOutcome =
+  | { ok: true; bytes: Buffer }
+  | { ok: false; kind: 'unreachable' | 'too_large' | 'not_audio'; detail: string };
+
+/** What a client is told of a failed fetch or decode: the same words, whatever the server did. */
+export const REASONS = {
+  unreachable:
+    'the audio could not be fetched (the server could not be reached, did not answer in time, or answered with an error or a redirect it may not take)',
+  not_audio: 'the answer is not audio this gateway plays (WAV or MP3)',
+  too_large: (maxBytes: number) => `the audio is larger than the ${maxBytes} bytes allowed (audio.media_max_bytes)`,
+} as const;
 
 /** Fetches a URL's body, at most `maxBytes`, within `timeoutMs`. Never throws. */
 export interface AudioFetcher {
@@ -52,6 +68,8 @@ export interface MediaDeps {
   limits: MediaLimits;
   /** Audio the gateway itself serves (synthesised speech), found without a request to itself. */
   local?: (url: URL) => Pcm | undefined;
+  /** Where the detail of a failure goes (at debug). */
+  log?: Log;
 }
 
 export class MediaPlayer {
@@ -65,12 +83,16 @@ export class MediaPlayer {
     const wait = Math.min(timeoutMs, this.deps.limits.timeoutMs);
     if (wait <= 0) return { ok: false, reason: 'no time was left to fetch the audio' };
     const got = await this.deps.fetcher.fetch(url, { maxBytes, timeoutMs: wait });
-    if (!got.ok) return got;
+    if (!got.ok) {
+      this.deps.log?.debug({ url: url.href, detail: got.detail }, 'audio fetch failed');
+      return { ok: false, reason: got.kind === 'too_large' ? REASONS.too_large(maxBytes) : REASONS[got.kind] };
+    }
     try {
       return { ok: true, pcm: await decodeAudio(got.bytes, maxSeconds) };
     } catch (err) {
-      if (err instanceof AudioFormatError) return { ok: false, reason: err.message };
-      throw err;
+      if (!(err instanceof AudioFormatError)) throw err;
+      this.deps.log?.debug({ url: url.href, detail: err.message }, 'audio not decoded');
+      return { ok: false, reason: REASONS.not_audio };
     }
   }
 
