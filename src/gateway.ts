@@ -7,7 +7,14 @@ import pkg from '../package.json' with { type: 'json' };
 import { type ControlServer, startControlServer } from './control/server.ts';
 import { ActivityLog } from './core/activity.ts';
 import { AlarmService } from './core/alarm/index.ts';
-import { AudioArbiter, type AudioSink, EventBeeps, MediaPlayer, SoundLibrary } from './core/audio/index.ts';
+import {
+  AudioArbiter,
+  AudioDecoder,
+  type AudioSink,
+  EventBeeps,
+  MediaPlayer,
+  SoundLibrary,
+} from './core/audio/index.ts';
 import { DeviceDebugLog, loggingInbox } from './core/devices/debug-log.ts';
 import { DeviceRegistry, DeviceService } from './core/devices/index.ts';
 import { EventBus } from './core/event-bus.ts';
@@ -277,6 +284,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   );
   const clips = new ClipStore();
   const fetcher = new HttpAudioFetcher(clock);
+  // Large files are decoded in a worker thread: on the event loop they held every client (issue 24).
+  const decoder = new AudioDecoder({ log });
   const media = new MediaPlayer({
     fetcher,
     arbiter: audio,
@@ -287,6 +296,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     },
     local: (url) => clips.resolve(url),
     log,
+    decode: (bytes, maxSeconds) => decoder.decode(bytes, maxSeconds),
   });
   const espeak = detectEspeak(settings.audio.tts_builtin, (cmd) => onPath(cmd) !== undefined);
   if (!espeak && settings.audio.tts_builtin !== 'off')
@@ -609,7 +619,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
         await matterTurns;
         await matter?.stop();
         await devices.stop();
-        await Promise.all([fetcher.close(), ttsDirectives.close()]);
+        await Promise.all([fetcher.close(), ttsDirectives.close(), decoder.close()]);
         tokens.flush();
         db.close();
         // Only our own: a gateway refused because another one serves this folder leaves its pid file.

@@ -70,6 +70,8 @@ export interface MediaDeps {
   local?: (url: URL) => Pcm | undefined;
   /** Where the detail of a failure goes (at debug). */
   log?: Log;
+  /** Decodes fetched bytes (default: on the event loop; the gateway's decodes large files in a worker, decoder.ts). */
+  decode?: (bytes: Uint8Array, maxSeconds: number) => Promise<Pcm>;
 }
 
 export class MediaPlayer {
@@ -88,7 +90,7 @@ export class MediaPlayer {
       return { ok: false, reason: got.kind === 'too_large' ? REASONS.too_large(maxBytes) : REASONS[got.kind] };
     }
     try {
-      return { ok: true, pcm: await decodeAudio(got.bytes, maxSeconds) };
+      return { ok: true, pcm: await (this.deps.decode ?? decodeAudio)(got.bytes, maxSeconds) };
     } catch (err) {
       if (!(err instanceof AudioFormatError)) throw err;
       this.deps.log?.debug({ url: url.href, detail: err.message }, 'audio not decoded');
