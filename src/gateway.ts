@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -21,7 +22,7 @@ import { EventBus } from './core/event-bus.ts';
 import { type GatewayInfo, isOwnHost, lanInterface, threePartVersion } from './core/gateway-info.ts';
 import { factoryReset } from './core/maintenance/reset.ts';
 import { type BackupContents, writeBackup } from './core/maintenance/store-backup.ts';
-import { applyStagedRestore, prepareRestore, type RestoreCheck, stagedPath } from './core/maintenance/store-restore.ts';
+import { beforeOpening, confirmRestore, type RestoreCheck, stagedPath } from './core/maintenance/store-restore.ts';
 import { RuntimeMonitor } from './core/runtime.ts';
 import { SecurityService } from './core/security.ts';
 import { SpeakerService } from './core/speaker.ts';
@@ -49,6 +50,7 @@ import type { MatterHandle, MatterStatus } from './integrations/matter/index.ts'
 import { GatewayMetrics } from './integrations/metrics/index.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { createLogger, isLogLevel, type LogLevel } from './lib/logger.ts';
+import { runWorker } from './lib/workers.ts';
 import { type MdnsHandle, mdnsHostName, startMdns } from './mdns.ts';
 import { changedSettings, type SettingDef, type Settings, settingDefs } from './settings/index.ts';
 import { applyStoredSettings, setByConsole, setLive } from './settings/live.ts';
@@ -116,7 +118,7 @@ export interface Gateway {
    * Checks a backup and stages it to replace the store at the next start (nothing changes when it
    * is refused). The caller restarts the gateway (restart()).
    */
-  stageRestore(file: string, name?: string): RestoreCheck;
+  stageRestore(file: string, name?: string): Promise<RestoreCheck>;
   /** Asks the process to restart (as G8 does); undefined when nothing would restart it. */
   restart?: () => void;
   /** Changes the log level while running; returns the level there was. */
@@ -176,7 +178,14 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   };
   // A restore staged by the running gateway before the restart that brought us here; never under
   // a gateway that still runs on this folder (this one will then refuse to start).
-  const restored = !otherGatewayRuns(paths.pid) && applyStagedRestore(paths.db);
+  // (A restored store the last start, in a process that died, did not get through is rolled back.)
+  const opening = otherGatewayRuns(paths.pid) ? { restored: false } : beforeOpening(paths.db);
+  if (opening.rolledBack)
+    log.error(
+      { kept_as: opening.rolledBack },
+      'the restored store did not start: it is put aside, and the store there was is back',
+    );
+  const restored = opening.restored;
   const db = openDb(paths.db);
   if (restored) log.warn({ db: paths.db }, 'the store was restored from a backup');
   const kv = new KvStore(db);
@@ -440,7 +449,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
         }),
       restore: (bytes: Buffer) =>
         withScratch(dataDir, async (file) => {
-          writeFileSync(file, bytes, { mode: 0o600 });
+          await writeFile(file, bytes, { mode: 0o600 });
           return gateway.stageRestore(file, 'the uploaded file');
         }),
     },
@@ -526,8 +535,12 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     },
     backup: (file) =>
       writeBackup(db, file, { gatewayVersion: pkg.version, settings: changedSettings(settings), now: clock.now() }),
-    stageRestore(file, name) {
-      const r = prepareRestore(file, stagedPath(paths.db), name);
+    async stageRestore(file, name = file) {
+      const r = await runWorker<RestoreCheck>('core/maintenance/restore-worker', {
+        path: file,
+        stage: stagedPath(paths.db),
+        name,
+      });
       if (r.ok) log.warn({ contents: r.contents }, 'a backup is staged: it replaces the store at the next start');
       return r;
     },
@@ -586,6 +599,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
       const url = `http://${host}:${boundPort}`;
       log.info({ url, data_dir: dataDir }, 'gateway listening');
+      // Everything started on this store: a restore it came from stays (store-restore.ts).
+      confirmRestore(paths.db);
       const code = consoleAccess.pendingSetupCode();
       // The first visitor of the console sets the password with this code (or `opencube passwd`).
       if (code) log.warn({ console: `${url}/`, setup_code: code }, `console: no password set yet; setup code ${code}`);

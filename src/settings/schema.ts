@@ -18,6 +18,8 @@ export interface SettingDef {
   flag?: string;
   /** The console can change it while the gateway runs (kept in the store; src/settings/live.ts). */
   live?: true;
+  /** It names a program the gateway runs: a restore writes it commented out (src/settings/restored.ts). */
+  runs?: true;
 }
 
 export const settingDefs = [
@@ -271,6 +273,7 @@ export const settingDefs = [
     key: 'audio.command',
     type: 'string',
     default: '',
+    runs: true,
     description:
       'Shell command of the `command` sink, given each clip as WAV on stdin, e.g. `paplay`, `pw-play -`, `ffplay -nodisp -autoexit -`.',
   },
@@ -386,6 +389,7 @@ export const settingDefs = [
     key: 'camera.ffmpeg_path',
     type: 'string',
     default: 'ffmpeg',
+    runs: true,
     description:
       'ffmpeg for snapshots and the live view of RTSP cameras (Debian package ffmpeg); empty turns them off.',
   },

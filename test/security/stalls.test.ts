@@ -7,15 +7,17 @@
  * the stalls themselves are measured by `npm run soak` (scripts/reliability/stalls.ts).
  */
 import assert from 'node:assert/strict';
+import { rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { decodeAudio } from '../../src/core/audio/decode.ts';
 import { AudioDecoder } from '../../src/core/audio/decoder.ts';
 import { AudioFormatError } from '../../src/core/audio/wav.ts';
 import { type AudioGateway, startAudioGateway } from '../helpers/audio.ts';
-import { bigWav } from '../helpers/big-files.ts';
-import { call, rest } from '../helpers/foundation.ts';
+import { bigWav, growBackup } from '../helpers/big-files.ts';
+import { call, rest, startGateway, tempDir } from '../helpers/foundation.ts';
 
 /** Runs `work` and counts the turns of the event loop (setImmediate) made while it ran. */
 async function turnsDuring<T>(work: () => Promise<T>): Promise<{ turns: number; value: T }> {
@@ -90,5 +92,22 @@ describe('the gateway decodes in its worker', () => {
     const played = g.sink.plays.at(-1);
     assert.ok(played, 'it played');
     assert.equal(played.pcm.samples.length, (await decodeAudio(wav, 600)).samples.length);
+  });
+});
+
+describe('restoring a large backup', () => {
+  test('a 16 MiB backup is checked while the event loop goes on turning, and staged', async (t) => {
+    const g = await startGateway();
+    t.after(() => g.stop());
+    const dir = tempDir('opencube-big-backup-');
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'big.backup');
+    await g.gateway.backup(file);
+    growBackup(file, 16 * 1024 * 1024);
+    assert.ok(statSync(file).size >= 16 * 1024 * 1024);
+    const { turns, value } = await turnsDuring(async () => g.gateway.stageRestore(file, 'big.backup'));
+    assert.equal(value.ok, true, JSON.stringify(value));
+    assert.ok(turns > 100, `${turns} turns while it was checked`);
+    rmSync(`${g.gateway.paths.db}.restore`, { force: true });
   });
 });
