@@ -73,6 +73,14 @@ it('runs the bundled gateway from dist/ with the simulated network, sounds and b
   });
   assert.equal(media.json.error, 0, `decoded in the worker of dist/: ${media.text}`);
 
+  // A backup restored onto the running gateway: its checks run in the restore worker of dist/.
+  const backup = join(dir, 'compiled.backup');
+  assert.equal((await runCli(['backup', backup, '--data-dir', dir], { compiled: true })).code, 0);
+  const restored = await runCli(['restore', backup, '--data-dir', dir], { compiled: true });
+  assert.equal(restored.code, 0, restored.stderr);
+  await proc.waitForOutput(/opencube listening on/, 2, 120_000);
+  assert.equal((await listDevices(base, token)).length, 16, 'the restored store, with its token');
+
   proc.child.kill('SIGTERM');
   assert.deepEqual(await proc.exited, { code: 0, signal: null });
 });
