@@ -559,7 +559,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       await app.listen({ port: settings.port, host: settings.host });
       const addr = app.server.address();
       boundPort = typeof addr === 'object' && addr ? addr.port : settings.port;
-      writeFileSync(paths.pid, `${process.pid}\n`);
+      writeFileSync(paths.pid, `${process.pid}\n`, { mode: 0o600 });
       wrotePid = true;
       try {
         for (const driver of await loadDrivers(settings, log, { clock, ...opts.drivers })) devices.addDriver(driver);

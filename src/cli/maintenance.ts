@@ -69,7 +69,7 @@ export async function restoreCommand(settings: Settings, socket: string, source:
   } catch (err) {
     if (!(err instanceof NotRunningError)) throw err;
     running = false;
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const dbPath = join(dataDir, 'gateway.db');
     check = prepareRestore(file, stagedPath(dbPath));
     if (!check.ok) throw new Error(check.message);
