@@ -2,13 +2,15 @@
  * `npm run soak [-- --quick] [--seed N]`: the reliability runs of issue 16 against real
  * `opencube start` processes, in a private network namespace, with their figures:
  * kill -9 durability, the stream soak with random cuts, the third-party fault zoo in real time,
- * and the attacks (memory, idle connections, timeouts, head-of-line). `--quick` is the short run
+ * the attacks (memory, idle connections, timeouts, head-of-line), and those of issue 24
+ * (scripts/reliability/security-rows.ts). `--quick` is the short run
  * that `npm test` makes (test/reliability/soak.test.ts). Exits 1 when any of them fails.
  */
 import { runAttacks } from './reliability/attacks.ts';
 import { runDurability } from './reliability/durability.ts';
 import { exitOnSignals } from './reliability/gateway-process.ts';
 import { inPrivateNetwork } from './reliability/netns.ts';
+import { runSecurityRows } from './reliability/security-rows.ts';
 import { runServiceFaults } from './reliability/service-faults.ts';
 import { runStreamSoak } from './reliability/stream-soak.ts';
 
@@ -78,6 +80,9 @@ out(
   `head-of-line: with ${a.headOfLine.hung} directives hung on one service address, ${a.headOfLine.controls} controls of a healthy device behind it took ${a.headOfLine.medianMs} ms (median), ${a.headOfLine.maxMs} ms at most (${lap()})`,
 );
 check(a.headOfLine.maxMs < 1000, 'head-of-line');
+
+// Issue 24: the console's login, fetches, stalls, Home Assistant and backups.
+await runSecurityRows({ quick, out, check, lap });
 
 out(
   `${failures.length === 0 ? 'all held' : `FAILED: ${failures.join(', ')}`} (${((performance.now() - started) / 1000).toFixed(0)} s)`,

@@ -28,15 +28,39 @@ function reachOf4(address: string): Reach {
   return 'public';
 }
 
+/**
+ * The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail read as two groups), or
+ * undefined for anything else.
+ */
+export function ipv6Groups(address: string): number[] | undefined {
+  let text = address.toLowerCase();
+  if (!isIPv6(text)) return undefined;
+  const dotted = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const [a = 0, b = 0, c = 0, d = 0] = v4(dotted[2] as string);
+    text = `${dotted[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+  return groups.map((g) => Number.parseInt(g, 16));
+}
+
 /** The reach of an IP address (a name that is not an address counts as public). */
 export function reachOf(address: string): Reach {
-  const plain = address.replace(/^\[|\]$/g, '').toLowerCase();
+  const plain = address.replace(/^\[|\]$/g, '');
   if (isIPv4(plain)) return reachOf4(plain);
-  if (!isIPv6(plain)) return 'public';
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(plain);
-  if (mapped) return reachOf4(mapped[1] as string);
-  if (plain === '::1' || plain === '::') return 'loopback';
-  if (/^f[cd][0-9a-f]{2}:/.test(plain) || /^fe[89ab][0-9a-f]:/.test(plain)) return 'private';
+  const g = ipv6Groups(plain);
+  if (!g) return 'public';
+  // An IPv4 address inside an IPv6 one (::ffff:a.b.c.d, and the old ::a.b.c.d) is that address.
+  const zeros = (n: number) => g.slice(0, n).every((x) => x === 0);
+  const embedded = `${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`;
+  if (zeros(5) && g[5] === 0xffff) return reachOf4(embedded);
+  if (zeros(7) && (g[7] === 0 || g[7] === 1)) return 'loopback';
+  if (zeros(6)) return reachOf4(embedded);
+  const first = g[0] as number;
+  if ((first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80) return 'private';
   return 'public';
 }
 

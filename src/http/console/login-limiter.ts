@@ -23,7 +23,7 @@
  * Budgets are kept in memory (a restart forgets them, as it would a lockout) for at most
  * MAX_TRACKED callers, the oldest forgotten first. Time is the injected clock.
  */
-import { isIPv4, isIPv6 } from 'node:net';
+import { ipv6Groups } from '../../lib/address-reach.ts';
 import type { Clock } from '../../lib/clock.ts';
 
 /** Who is logging in: a known browser (its device id, verified) or an address. */
@@ -66,14 +66,11 @@ const MAX_TRACKED = 1000;
 export function addressKey(address: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return mapped[1] as string;
-  if (isIPv4(address) || !isIPv6(address)) return address;
-  const [head = '', tail = ''] = address.toLowerCase().split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = address.includes('::') ? (tail === '' ? [] : tail.split(':')) : [];
-  const groups = [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  const groups = ipv6Groups(address);
+  if (!groups) return address;
   return `${groups
     .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .map((g) => g.toString(16))
     .join(':')}::/64`;
 }
 
