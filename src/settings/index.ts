@@ -37,6 +37,7 @@ export interface Settings {
     availability_active_minutes: number;
     availability_passive_hours: number;
     sim_devices: number;
+    sim_keepalive_seconds: number;
   };
   audio: {
     sink: 'auto' | 'aplay' | 'command' | 'null';

@@ -254,6 +254,15 @@ export const settingDefs = [
     description: 'Number of devices in the simulated network (mode `sim`).',
   },
   {
+    key: 'zigbee.sim_keepalive_seconds',
+    type: 'int',
+    default: 60,
+    min: 1,
+    max: 3600,
+    description:
+      "Keep-alive of the simulated network (mode `sim`): the MQTT keep-alive of its clients (the gateway's and each simulated Zigbee2MQTT's) and the heartbeat of its broker, which looks for clients gone without a word every 4 heartbeats. Tests shorten it to run through many of those periods.",
+  },
+  {
     key: 'audio.sink',
     type: 'enum',
     default: 'auto',
