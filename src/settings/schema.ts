@@ -54,7 +54,7 @@ export const settingDefs = [
     type: 'list',
     default: [],
     description:
-      "More host names clients use to reach the gateway (e.g. `gateway.home.lan`): token requests (G1) are answered only for an IP address, `localhost`, the machine's names and these (a DNS-rebinding page is refused).",
+      "More host names clients use to reach the gateway (e.g. `gateway.home.lan`): token requests (G1) are answered only for an IP address, `localhost`, the machine's names, the add-ons' `ihost` and `ihost.local`, and these (a DNS-rebinding page is refused).",
   },
   { key: 'mdns', type: 'bool', default: true, description: 'Advertise the gateway as `_ewelink._tcp` over mDNS.' },
   {
