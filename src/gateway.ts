@@ -63,6 +63,11 @@ export interface GatewayOptions {
   consoleDir?: string;
   /** Reconnect backoff of the Home Assistant bridge (tests shorten it). */
   homeassistant?: { reconnectMinMs?: number; reconnectMaxMs?: number };
+  /**
+   * A CLI command as the user who started the gateway runs it (`npm run opencube -- passwd`), for
+   * the commands the gateway shows (src/cli/invocation.ts); `opencube <words>` when not given.
+   */
+  cliCommand?: (words: string) => string;
 }
 
 export interface Gateway {
@@ -189,6 +194,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     settings.sse.replay_bytes,
   );
   const clock = opts.clock ?? systemClock;
+  const cliCommand = opts.cliCommand ?? ((words: string) => `opencube ${words}`);
   const tokens = new TokenService(db, settings.link_window_seconds * 1000, clock, bus);
   const security = new SecurityService(db, bus);
   const sink = opts.audio?.sink ?? createSink(settings.audio, log);
@@ -387,6 +393,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     pairingSeconds: settings.zigbee.permit_join_seconds,
     matter: () => matter,
     matterStarting: () => matterStarting,
+    cliCommand,
     switchMatter,
     matterChosenBy: () => (kv.get<boolean | null>('matter_enabled', null) === null ? 'setting' : 'console'),
     settings: () =>
@@ -577,7 +584,11 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       log.info({ url, data_dir: dataDir }, 'gateway listening');
       const code = consoleAccess.pendingSetupCode();
       // The first visitor of the console sets the password with this code (or `opencube passwd`).
-      if (code) log.warn({ console: `${url}/`, setup_code: code }, `console: no password set yet; setup code ${code}`);
+      if (code)
+        log.warn(
+          { console: `${url}/`, setup_code: code },
+          `console: no password set yet; setup code ${code} (or run "${cliCommand('passwd')}")`,
+        );
       return url;
     },
     stop() {

@@ -1,7 +1,7 @@
 /** Logging in, and the first run: the setup code from the gateway's log sets the password. */
 import { useState } from 'preact/hooks';
 import { api, wordsOf } from '../api.ts';
-import { auth, checkAuth, gatewayName } from '../store.ts';
+import { auth, checkAuth, gatewayName, passwdCommand } from '../store.ts';
 
 export function Login() {
   const setup = auth.value === 'setup';
@@ -39,7 +39,7 @@ export function Login() {
           <>
             <p>
               Welcome. Choose the password of this console. To prove you run this gateway, enter the setup code it
-              printed in its log (or set the password with <code>opencube passwd</code> on its machine).
+              printed in its log (or set the password with <code>{passwdCommand.value}</code> on its machine).
             </p>
             <label>
               Setup code

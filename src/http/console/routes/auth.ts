@@ -43,7 +43,14 @@ export function authRoutes(s: ConsoleServices): ConsoleRoute[] {
       auth: 'none',
       handle({ req }) {
         const session = s.access.verify(cookieValue(req.headers.cookie, COOKIE));
-        return ok({ password_set: s.access.hasPassword(), logged_in: session !== undefined, name: s.info().name });
+        const passwordSet = s.access.hasPassword();
+        return ok({
+          password_set: passwordSet,
+          logged_in: session !== undefined,
+          name: s.info().name,
+          // Until a password is set, the setup page says how to set one on the gateway's machine.
+          ...(passwordSet ? {} : { passwd_command: s.cliCommand('passwd') }),
+        });
       },
     }),
     consoleRoute({
