@@ -581,7 +581,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       beeps.bootComplete();
       const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
       const url = `http://${host}:${boundPort}`;
-      log.info({ url, data_dir: dataDir }, 'gateway listening');
+      log.info({ url, address: `${settings.host}:${boundPort}`, data_dir: dataDir }, 'gateway listening');
       const code = consoleAccess.pendingSetupCode();
       // The first visitor of the console sets the password with this code (or `opencube passwd`).
       if (code)

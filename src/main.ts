@@ -86,8 +86,13 @@ async function runGateway(settings: Settings): Promise<void> {
   const launch = async (gateway: Gateway): Promise<void> => {
     try {
       const url = await gateway.start();
-      process.stdout.write(`opencube listening on ${url} (data in ${resolve(settings.data_dir)})\n`);
-      await printBanner(gateway, settings, Number(new URL(url).port));
+      const port = Number(new URL(url).port);
+      const [{ listeningLine }, { networkInterfaces }] = await Promise.all([
+        import('./cli/banner.ts'),
+        import('node:os'),
+      ]);
+      process.stdout.write(`${listeningLine(settings.host, port, networkInterfaces(), resolve(settings.data_dir))}\n`);
+      await printBanner(gateway, settings, port);
       // The supervisor may die at any moment, even between the check and the write: a send on a
       // closed channel then fails in the callback (the 'disconnect' handler stops the gateway),
       // where without one it would be an uncaught error that kills the gateway uncleanly.

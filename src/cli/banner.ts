@@ -44,6 +44,19 @@ export function baseUrl(address: string, port: number): string {
   return `http://${isIP(address) === 6 ? `[${address}]` : address}:${port}`;
 }
 
+/**
+ * The one line on stdout once the gateway listens (scripts read it): the address it is bound to,
+ * and bound to every address, the URLs this machine is reached at (its LAN addresses, then
+ * loopback), not 127.0.0.1 alone as if that were all.
+ */
+export function listeningLine(host: string, port: number, interfaces: Interfaces, dataDir: string): string {
+  if (!wildcard(host)) return `opencube listening on ${baseUrl(host, port)} (data in ${dataDir})`;
+  const addresses = reachableAddresses(host, interfaces);
+  if (!addresses.includes('127.0.0.1')) addresses.push('127.0.0.1');
+  const bound = host === '::' || host === '[::]' ? `[::]:${port}` : `0.0.0.0:${port}`;
+  return `opencube listening on ${bound}, every address of this machine: ${addresses.map((a) => baseUrl(a, port)).join(', ')} (data in ${dataDir})`;
+}
+
 /** Which Zigbee network runs, in words (a broker URL without its password). */
 export function zigbeeLine(z: Settings['zigbee']): string {
   switch (z.mode) {

@@ -190,7 +190,9 @@ describe('the link command the banner prints works as printed', () => {
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /link window open until /);
     // The console's first-run page says how to set its password, in the same form: it works too.
-    const auth = await (await fetch(`http://127.0.0.1:${env.OPENCUBE_PORT}/console/api/auth`)).json();
+    const auth = (await (await fetch(`http://127.0.0.1:${env.OPENCUBE_PORT}/console/api/auth`)).json()) as {
+      passwd_command: string;
+    };
     assert.equal(auth.passwd_command, `npm run opencube -- passwd --data-dir ${join(dir, 'data')}`);
     const passwd = runPrinted(`echo 'a long enough password' | ${auth.passwd_command}`, userEnv(), ROOT);
     assert.equal(passwd.status, 0, passwd.stderr);
