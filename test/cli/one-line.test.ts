@@ -53,10 +53,7 @@ describe('one plain line', () => {
       { cwd: ROOT, encoding: 'utf8', env: { ...process.env, HOME: '/tmp', OPENCUBE_COMMAND: 'opencube' } },
     );
     assert.equal(r.status, 1);
-    assert.match(
-      r.stderr,
-      /^opencube: cannot read \/root\/\.bashrc: this user may not read it \(EACCES\)\n$/,
-    );
+    assert.match(r.stderr, /^opencube: cannot read \/root\/\.bashrc: this user may not read it \(EACCES\)\n$/);
   });
 
   it("for link run by a user other than the gateway's: whose socket it is, and what to do", {
