@@ -581,7 +581,9 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       beeps.bootComplete();
       const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
       const url = `http://${host}:${boundPort}`;
-      log.info({ url, address: `${settings.host}:${boundPort}`, data_dir: dataDir }, 'gateway listening');
+      // Bound to every address, the url is one way in (loopback): the log says what it is bound to.
+      const bound = host === settings.host ? {} : { bound: `${settings.host}:${boundPort}` };
+      log.info({ url, ...bound, data_dir: dataDir }, 'gateway listening');
       const code = consoleAccess.pendingSetupCode();
       // The first visitor of the console sets the password with this code (or `opencube passwd`).
       if (code)
