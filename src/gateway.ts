@@ -128,6 +128,8 @@ export interface Gateway {
   info(): GatewayInfo;
   /** The Matter bridge's pairing code, QR payload and fabrics (`starting` while it starts; undefined: off). */
   matter(): MatterStatus | { starting: true } | undefined;
+  /** Opens (true) or closes the bridge's pairing mode for another controller; undefined while it is not running. */
+  matterPairing(open: boolean): Promise<MatterStatus | undefined>;
 }
 
 /**
@@ -187,13 +189,16 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   // clock may boot with its clock behind).
   const idBase = Math.max(Date.now() * 1000, kv.get<number>('event_id_base', 0) + 1_000_000_000);
   kv.set('event_id_base', idBase);
+  const clock = opts.clock ?? systemClock;
+  /** When this gateway started (start() sets it): the console's "Running since". */
+  let startedAt = clock.now();
   const bus = new EventBus(
     settings.sse.replay_size,
     idBase,
     (err) => log.error({ err }, 'event listener failed'),
     settings.sse.replay_bytes,
+    () => clock.now(),
   );
-  const clock = opts.clock ?? systemClock;
   const cliCommand = opts.cliCommand ?? ((words: string) => `opencube ${words}`);
   const tokens = new TokenService(db, settings.link_window_seconds * 1000, clock, bus);
   const security = new SecurityService(db, bus);
@@ -344,6 +349,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
         devices,
         bus,
         log,
+        clock,
       });
       // A rename while it started reached no bridge yet.
       if (settings.name !== name) await matter.rename(settings.name);
@@ -389,6 +395,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     ...services,
     access: consoleAccess,
     version: pkg.version,
+    startedAt: () => startedAt,
+    restoredAt: () => (restored ? startedAt : null),
     bus,
     pairingSeconds: settings.zigbee.permit_join_seconds,
     matter: () => matter,
@@ -512,6 +520,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     ...(metrics ? { metrics } : {}),
     readiness,
     matter: () => matter?.status() ?? (matterStarting ? ({ starting: true } as const) : undefined),
+    matterPairing: async (open) => (matter ? (open ? matter.openPairing() : matter.closePairing()) : undefined),
     ...(opts.onRestart ? { restart: opts.onRestart } : {}),
     setLogLevel(level) {
       if (!isLogLevel(level)) throw new Error(`unknown log level ${String(level)}`);
@@ -528,6 +537,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       return r;
     },
     async start() {
+      startedAt = clock.now();
       control = await startControlServer(paths.socket, gateway);
       runtime.start();
       sse.start();

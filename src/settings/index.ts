@@ -80,6 +80,11 @@ export interface Settings {
     interface: string;
     listen_addresses: string[];
   };
+  /** An IANA time zone name; empty: the machine's own. */
+  time_zone: string;
+  /** `latitude,longitude` in decimal degrees; empty: not set. */
+  location: string;
+  automations: { grace_minutes: number };
 }
 
 /** Raised when a setting has a value its schema refuses; the message names the setting and the source. */
@@ -133,6 +138,8 @@ export function parseValue(def: SettingDef, raw: unknown, source: string): unkno
     default: {
       if (typeof raw !== 'string' && typeof raw !== 'number')
         throw new SettingsError(`${where}: ${JSON.stringify(raw)} is not a string`);
+      const rule = def.check?.(String(raw));
+      if (rule) throw new SettingsError(`${where}: ${JSON.stringify(raw)} ${rule}`);
       return String(raw);
     }
   }

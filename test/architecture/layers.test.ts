@@ -71,6 +71,13 @@ describe('the layers of src/', () => {
     for (const n of importsOf('core')) assert.ok(['catalog', 'lib', 'store'].includes(n), `core imports ${n}`);
   });
 
+  it('the automations know the core, the catalog, the store, the settings and lib: nothing of drivers, HTTP or integrations', () => {
+    const imports = importsOf('automations');
+    assert.ok(imports.includes('core'), imports.join());
+    for (const n of imports)
+      assert.ok(['core', 'catalog', 'lib', 'store', 'settings'].includes(n), `automations imports ${n}`);
+  });
+
   it('HTTP knows no driver, and drivers know no HTTP', () => {
     for (const h of nodes('http'))
       for (const n of importsOf(h)) assert.ok(!n.startsWith('drivers') && n !== 'gateway', `${h} imports ${n}`);

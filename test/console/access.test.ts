@@ -29,6 +29,7 @@ describe('first run', () => {
       password_set: false,
       logged_in: false,
       name: 'opencube',
+      restored_at: null,
       passwd_command: 'opencube passwd',
     });
     const code = g.gateway.console.access.pendingSetupCode() as string;

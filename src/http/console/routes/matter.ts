@@ -1,7 +1,7 @@
 /**
  * The Matter bridge in the console (docs/matter.md): turning it on and off, its pairing code and
- * QR code while it can be added to a controller, the controllers (fabrics) that have it, and
- * removing one of them.
+ * QR code while it can be added to a controller, pairing mode opened again for another
+ * controller, the controllers (fabrics) that have it, and removing one of them.
  */
 import { bool, obj, str } from '../../../catalog/schema.ts';
 import { type ConsoleRoute, consoleRoute, ok, refuse } from '../route.ts';
@@ -28,6 +28,33 @@ export function matterRoutes(s: ConsoleServices): ConsoleRoute[] {
         } catch (err) {
           return refuse(409, `the Matter bridge could not start: ${(err as Error).message}`);
         }
+        return ok(matterView(s));
+      },
+    }),
+    consoleRoute({
+      method: 'POST',
+      path: '/matter/pairing',
+      auth: 'session',
+      // Pairing mode again, for another controller: the same code works for 15 minutes.
+      handle: async () => {
+        const m = s.matter();
+        if (!m) return refuse(409, 'the Matter bridge is off');
+        try {
+          await m.openPairing();
+        } catch (err) {
+          return refuse(409, `pairing mode could not be opened: ${(err as Error).message}`);
+        }
+        return ok(matterView(s));
+      },
+    }),
+    consoleRoute({
+      method: 'DELETE',
+      path: '/matter/pairing',
+      auth: 'session',
+      handle: async () => {
+        const m = s.matter();
+        if (!m) return refuse(409, 'the Matter bridge is off');
+        await m.closePairing();
         return ok(matterView(s));
       },
     }),
