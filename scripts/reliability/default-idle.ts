@@ -7,11 +7,11 @@
  * keep-alive and broker heartbeat (`--zigbee-sim-keepalive-seconds`) so that its half minute
  * crosses as many of their periods as the full run's 15 minutes.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, ROOT } from '../../test/helpers/cli.ts';
+import { spawnGroup } from '../../test/helpers/process-group.ts';
 import { linkToken } from './gateway-process.ts';
 
 export interface DefaultIdleOptions {
@@ -34,16 +34,6 @@ export interface DefaultIdleResult {
 
 const OFFLINE = /instance offline|device offline|MQTT broker unreachable|MQTT error/;
 
-/** Spawns `npm start` in a process group of its own. */
-function npmStart(env: NodeJS.ProcessEnv, flags: string[]): ChildProcess {
-  return spawn('npm', ['start', ...(flags.length > 0 ? ['--', ...flags] : [])], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-}
-
 async function api(base: string, token: string, method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(`${base}/open-api/v2/rest/${path}`, {
     method,
@@ -65,31 +55,13 @@ export async function runDefaultIdle(opts: DefaultIdleOptions): Promise<DefaultI
   // In the private network namespace of the soak mDNS reaches nothing; elsewhere it stays off.
   if (process.env.OPENCUBE_PRIVATE_NETWORK !== '1') env.OPENCUBE_MDNS = 'false';
   const flags = opts.keepaliveSeconds ? ['--zigbee-sim-keepalive-seconds', String(opts.keepaliveSeconds)] : [];
-  const child = npmStart(env, flags);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (c: string) => {
-    stdout += c;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (c: string) => {
-    stderr += c;
-  });
-  const group = (signal: NodeJS.Signals | 0): boolean => {
-    try {
-      process.kill(-(child.pid as number), signal);
-      return true;
-    } catch {
-      return false; // the group is gone
-    }
-  };
-  const orphaned = () => group('SIGKILL');
-  process.on('exit', orphaned);
+  const g = spawnGroup('npm', ['start', ...(flags.length > 0 ? ['--', ...flags] : [])], { cwd: ROOT, env });
   const base = `http://127.0.0.1:${port}`;
   try {
     const until = Date.now() + 180_000;
-    while (!/opencube listening on /.test(stdout)) {
-      if (child.exitCode !== null || Date.now() > until)
-        throw new Error(`npm start did not listen\nstdout:\n${stdout}\nstderr:\n${stderr.slice(-3000)}`);
+    while (!/opencube listening on /.test(g.stdout())) {
+      if (g.exited() || Date.now() > until)
+        throw new Error(`npm start did not listen\nstdout:\n${g.stdout()}\nstderr:\n${g.stderr().slice(-3000)}`);
       await new Promise((r) => setTimeout(r, 100));
     }
     const token = await linkToken({ url: base, dataDir: env.OPENCUBE_DATA_DIR });
@@ -120,18 +92,14 @@ export async function runDefaultIdle(opts: DefaultIdleOptions): Promise<DefaultI
       online: devices.filter((d) => d.online).length,
       ready,
       lightSwitched,
-      offlineLines: stderr.split('\n').filter((l) => OFFLINE.test(l)),
+      offlineLines: g
+        .stderr()
+        .split('\n')
+        .filter((l) => OFFLINE.test(l)),
     };
   } finally {
-    // npm, its shell and the gateway all get the signal; the gateway stops gracefully. The data
-    // folder goes once no process of the group is left.
-    group('SIGTERM');
-    const killAt = Date.now() + 10_000;
-    while (group(0)) {
-      if (Date.now() > killAt) group('SIGKILL');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    process.off('exit', orphaned);
+    // npm, its shell and the gateway all stop; the data folder goes once none is left.
+    await g.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

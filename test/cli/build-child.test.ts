@@ -6,12 +6,12 @@
  * own dist/ is left alone.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { freePort, ROOT } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/foundation.ts';
+import { spawnGroup } from '../helpers/process-group.ts';
 
 /** The package at `root` with its own dist/: the files that run copied, the sources linked. */
 function packageCopy(root: string): void {
@@ -51,35 +51,23 @@ it('a gateway that was just built runs with no esbuild process beside it', async
   assert.equal(existsSync(join(root, 'dist')), false, 'nothing built yet');
   const port = await freePort();
   const args = ['start', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir];
-  const child = spawn(
+  const g = spawnGroup(
     process.execPath,
     [join(root, 'bin', 'opencube.js'), ...args, '--no-mdns', '--zigbee-mode', 'off'],
     {
       cwd: root,
       env: { ...process.env, OPENCUBE_AUDIO_SINK: 'null', OPENCUBE_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => {
-    stdout += c;
-  });
-  child.stderr.setEncoding('utf8').on('data', (c: string) => {
-    stderr += c;
-  });
-  const exited = new Promise((r) => child.once('exit', r));
-  t.after(async () => {
-    child.kill('SIGTERM');
-    await exited;
-  });
+  t.after(() => g.stop());
   const until = Date.now() + 120_000;
-  while (!stdout.includes('opencube listening on')) {
-    assert.ok(child.exitCode === null && Date.now() < until, `it did not start:\n${stdout}\n${stderr}`);
+  while (!g.stdout().includes('opencube listening on')) {
+    assert.ok(!g.exited() && Date.now() < until, `it did not start:\n${g.stdout()}\n${g.stderr()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  assert.match(stderr, /opencube: building dist\/ from src\/ \(esbuild\)/, 'it was built at this start');
+  assert.match(g.stderr(), /opencube: building dist\/ from src\/ \(esbuild\)/, 'it was built at this start');
   assert.ok(existsSync(join(root, 'dist', 'main.js')));
-  assert.equal(Number(readFileSync(join(dataDir, 'opencube.pid'), 'utf8')), child.pid, 'the gateway is this process');
-  assert.deepEqual(children(child.pid as number), [], 'no child process: no esbuild service, no zombie');
+  const pid = g.child.pid as number;
+  assert.equal(Number(readFileSync(join(dataDir, 'opencube.pid'), 'utf8')), pid, 'the gateway is this process');
+  assert.deepEqual(children(pid), [], 'no child process: no esbuild service, no zombie');
 });

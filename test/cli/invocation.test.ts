@@ -6,13 +6,14 @@
  * banner prints is then run, as printed, from another folder, and must press the link button.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { asInvoked, commandLine, type InvocationFacts, invocationOf } from '../../src/cli/invocation.ts';
 import { freePort, ROOT } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/foundation.ts';
+import { spawnGroup } from '../helpers/process-group.ts';
 
 const BIN = join(ROOT, 'bin', 'opencube.js');
 
@@ -106,39 +107,18 @@ interface Started {
 
 /** Starts `command args` in its own process group; resolves with the banner's approve field (JSON log). */
 async function startAs(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Started> {
-  const child: ChildProcess = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (c: string) => {
-    stdout += c;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (c: string) => {
-    stderr += c;
-  });
-  const group = (signal: NodeJS.Signals | 0) => {
-    try {
-      process.kill(-(child.pid as number), signal);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const stop = async () => {
-    group('SIGTERM');
-    const killAt = Date.now() + 10_000;
-    while (group(0)) {
-      if (Date.now() > killAt) group('SIGKILL');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const g = spawnGroup(command, args, { cwd, env });
   const until = Date.now() + 120_000;
   for (;;) {
-    const line = stderr.split('\n').find((l) => l.includes('"opencube is running"'));
-    if (line) return { approve: JSON.parse(line).approve as string, stop };
-    if (child.exitCode !== null || Date.now() > until) {
-      await stop();
+    const line = g
+      .stderr()
+      .split('\n')
+      .find((l) => l.includes('"opencube is running"'));
+    if (line) return { approve: JSON.parse(line).approve as string, stop: g.stop };
+    if (g.exited() || Date.now() > until) {
+      await g.stop();
       throw new Error(
-        `${command} ${args.join(' ')} did not start\nstdout:\n${stdout}\nstderr:\n${stderr.slice(-3000)}`,
+        `${command} ${args.join(' ')} did not start\nstdout:\n${g.stdout()}\nstderr:\n${g.stderr().slice(-3000)}`,
       );
     }
     await new Promise((r) => setTimeout(r, 50));

@@ -14,6 +14,15 @@ const asNobody =
   process.getuid?.() === 0 &&
   spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'true']).status === 0;
 
+/** `opencube ARGS` run by the user nobody (through tsx, as the other CLI tests run it). */
+function asNobodyRun(...args: string[]) {
+  return spawnSync(
+    'setpriv',
+    ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--import', 'tsx', 'src/main.ts', ...args],
+    { cwd: ROOT, encoding: 'utf8', env: { ...process.env, HOME: '/tmp', OPENCUBE_COMMAND: 'opencube' } },
+  );
+}
+
 describe('one plain line', () => {
   it('for a backup to a place that takes no file, with the gateway running and without', async (t) => {
     const dir = tempDir();
@@ -35,23 +44,7 @@ describe('one plain line', () => {
   }, async (t) => {
     const dir = tempDir();
     t.after(() => rmSync(dir, { recursive: true, force: true }));
-    const r = spawnSync(
-      'setpriv',
-      [
-        '--reuid=65534',
-        '--regid=65534',
-        '--clear-groups',
-        process.execPath,
-        '--import',
-        'tsx',
-        'src/main.ts',
-        'restore',
-        '/root/.bashrc',
-        '--data-dir',
-        dir,
-      ],
-      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, HOME: '/tmp', OPENCUBE_COMMAND: 'opencube' } },
-    );
+    const r = asNobodyRun('restore', '/root/.bashrc', '--data-dir', dir);
     assert.equal(r.status, 1);
     assert.match(r.stderr, /^opencube: cannot read \/root\/\.bashrc: this user may not read it \(EACCES\)\n$/);
   });
@@ -63,22 +56,7 @@ describe('one plain line', () => {
     // A data folder others may look into (a service's StateDirectory is 0755): the socket's owner is named.
     chmodSync(g.dataDir, 0o755);
     t.after(() => g.stop());
-    const r = spawnSync(
-      'setpriv',
-      [
-        '--reuid=65534',
-        '--regid=65534',
-        '--clear-groups',
-        process.execPath,
-        '--import',
-        'tsx',
-        'src/main.ts',
-        'link',
-        '--data-dir',
-        g.dataDir,
-      ],
-      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, HOME: '/tmp', OPENCUBE_COMMAND: 'opencube' } },
-    );
+    const r = asNobodyRun('link', '--data-dir', g.dataDir);
     assert.equal(r.status, 1);
     assert.equal(
       r.stderr,
