@@ -36,6 +36,7 @@ export interface Settings {
     channel: number;
     availability_active_minutes: number;
     availability_passive_hours: number;
+    ota_index: string;
     sim_devices: number;
     sim_keepalive_seconds: number;
   };

@@ -162,7 +162,7 @@ export class DeviceService {
   }
 
   /** The drivers that have started, in registration order. */
-  private live(): Driver[] {
+  live(): Driver[] {
     return [...this.drivers.values()].filter((d) => this.running.has(d.id));
   }
 
