@@ -63,6 +63,11 @@ export interface GatewayOptions {
   consoleDir?: string;
   /** Reconnect backoff of the Home Assistant bridge (tests shorten it). */
   homeassistant?: { reconnectMinMs?: number; reconnectMaxMs?: number };
+  /**
+   * A CLI command as the user who started the gateway runs it (`npm run opencube -- passwd`), for
+   * the commands the gateway shows (src/cli/invocation.ts); `opencube <words>` when not given.
+   */
+  cliCommand?: (words: string) => string;
 }
 
 export interface Gateway {
@@ -194,6 +199,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     settings.sse.replay_bytes,
     () => clock.now(),
   );
+  const cliCommand = opts.cliCommand ?? ((words: string) => `opencube ${words}`);
   const tokens = new TokenService(db, settings.link_window_seconds * 1000, clock, bus);
   const security = new SecurityService(db, bus);
   const sink = opts.audio?.sink ?? createSink(settings.audio, log);
@@ -395,6 +401,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     pairingSeconds: settings.zigbee.permit_join_seconds,
     matter: () => matter,
     matterStarting: () => matterStarting,
+    cliCommand,
     switchMatter,
     matterChosenBy: () => (kv.get<boolean | null>('matter_enabled', null) === null ? 'setting' : 'console'),
     settings: () =>
@@ -584,10 +591,16 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       beeps.bootComplete();
       const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
       const url = `http://${host}:${boundPort}`;
-      log.info({ url, data_dir: dataDir }, 'gateway listening');
+      // Bound to every address, the url is one way in (loopback): the log says what it is bound to.
+      const bound = host === settings.host ? {} : { bound: `${settings.host}:${boundPort}` };
+      log.info({ url, ...bound, data_dir: dataDir }, 'gateway listening');
       const code = consoleAccess.pendingSetupCode();
       // The first visitor of the console sets the password with this code (or `opencube passwd`).
-      if (code) log.warn({ console: `${url}/`, setup_code: code }, `console: no password set yet; setup code ${code}`);
+      if (code)
+        log.warn(
+          { console: `${url}/`, setup_code: code },
+          `console: no password set yet; setup code ${code} (or run "${cliCommand('passwd')}")`,
+        );
       return url;
     },
     stop() {

@@ -38,6 +38,7 @@ export interface Settings {
     availability_passive_hours: number;
     ota_index: string;
     sim_devices: number;
+    sim_keepalive_seconds: number;
   };
   audio: {
     sink: 'auto' | 'aplay' | 'command' | 'null';

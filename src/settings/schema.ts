@@ -77,7 +77,7 @@ export const settingDefs = [
     type: 'list',
     default: [],
     description:
-      "More host names clients use to reach the gateway (e.g. `gateway.home.lan`): token requests (G1) are answered only for an IP address, `localhost`, the machine's names and these (a DNS-rebinding page is refused).",
+      "More host names clients use to reach the gateway (e.g. `gateway.home.lan`): token requests (G1) are answered only for an IP address, `localhost`, the machine's names, the add-ons' `ihost` and `ihost.local`, and these (a DNS-rebinding page is refused).",
   },
   { key: 'mdns', type: 'bool', default: true, description: 'Advertise the gateway as `_ewelink._tcp` over mDNS.' },
   {
@@ -282,6 +282,15 @@ export const settingDefs = [
     max: 2000,
     flag: 'sim-devices',
     description: 'Number of devices in the simulated network (mode `sim`).',
+  },
+  {
+    key: 'zigbee.sim_keepalive_seconds',
+    type: 'int',
+    default: 60,
+    min: 1,
+    max: 3600,
+    description:
+      "Keep-alive of the simulated network (mode `sim`): the MQTT keep-alive of its clients (the gateway's and each simulated Zigbee2MQTT's) and the heartbeat of its broker, which looks for clients gone without a word every 4 heartbeats. Tests shorten it to run through many of those periods.",
   },
   {
     key: 'audio.sink',

@@ -807,7 +807,7 @@ try {
 
   // A factory reset: the bridge starts again as a new bridge (a new pairing code, no controllers),
   // still on, and a controller commissions it afresh with the new code.
-  cli('reset');
+  cli('reset', '--yes');
   const fresh = await until('a new bridge after the reset', async () => {
     const st = (await web.call('GET', '/matter')).body;
     return st.enabled && st.manual_pairing_code && st.manual_pairing_code !== manual ? st : undefined;

@@ -65,8 +65,8 @@ test('npm run fuzz, short: 2,000 requests across every route, no crash, nothing 
   assert.match(r.out, /^5xx: 0$/m);
 });
 
-test('npm run soak, quick: kill -9, stream cuts, the fault zoo and the attacks all hold', async () => {
-  const r = await run('soak.ts', ['--quick', '--seed', String(Date.now() % 100_000)], 240_000);
+test('npm run soak, quick: kill -9, stream cuts, the fault zoo, the attacks and the idle default gateway all hold', async () => {
+  const r = await run('soak.ts', ['--quick', '--seed', String(Date.now() % 100_000)], 360_000);
   assert.equal(r.code, 0, r.out);
   assert.match(r.out, /^kill -9: \d+ acknowledged writes across 2 SIGKILLs .*: 0 lost, integrity_check ok every time/m);
   assert.match(
@@ -75,5 +75,9 @@ test('npm run soak, quick: kill -9, stream cuts, the fault zoo and the attacks a
   );
   assert.match(r.out, /^fault zoo: 11 controls, 0 with a wrong code or later than 5 s/m);
   assert.match(r.out, /^idle connections: 2000 opened without a token; 100\/100 authorised requests answered/m);
+  assert.match(
+    r.out,
+    /^default npm start idle \d+ s \(keep-alive 1 s\): (\d+)\/\1 devices online, ready, a light switched on and off, 0 lines of the log saying something went offline/m,
+  );
   assert.match(r.out, /^all held/m);
 });

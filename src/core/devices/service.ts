@@ -13,6 +13,7 @@ import {
   validateCommand,
   validateQuery,
   validateTags,
+  withEveryChannel,
 } from '../../catalog/index.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
@@ -341,7 +342,7 @@ export class DeviceService {
     const largeState = tooLarge(body.state, deviceLimits.stateChars, 'state');
     if (largeState) errors.push(largeState);
     else if (body.state !== undefined) {
-      const r = validateCommand(caps, withChannelAliases(body.state, device), 'state');
+      const r = validateCommand(caps, withEveryChannel(caps, withChannelAliases(body.state, device)), 'state');
       if (r.ok) plan.state = r.value;
       else errors.push(...r.errors);
     }

@@ -78,6 +78,8 @@ export interface ConsoleServices {
   matterChosenBy(): 'setting' | 'console';
   /** Whether the bridge is starting (it is not running yet). */
   matterStarting(): boolean;
+  /** A CLI command (`passwd`) as the user who started the gateway runs it (`npm run opencube -- passwd`). */
+  cliCommand(words: string): string;
 }
 
 /** What the console asks of the Matter bridge (src/integrations/matter). */

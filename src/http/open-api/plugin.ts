@@ -18,6 +18,7 @@ import { debugLogRoutes } from './routes/debug-log.ts';
 import { deviceRoutes } from './routes/devices.ts';
 import { gatewayRoutes } from './routes/gateway.ts';
 import { mediaRoutes } from './routes/media.ts';
+import { screenRoutes } from './routes/screen.ts';
 import { securityRoutes } from './routes/security.ts';
 import { thirdPartyRoutes } from './routes/thirdparty.ts';
 import { ttsRoutes } from './routes/tts.ts';
@@ -36,6 +37,7 @@ const MODULES: readonly ((s: OpenApiServices, onClose: (fn: () => void) => void)
   mediaRoutes,
   cameraRoutes,
   uiRoutes,
+  screenRoutes,
 ];
 
 /** Every route declaration (also for the documents, with services that are never called). */

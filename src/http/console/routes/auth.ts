@@ -50,11 +50,14 @@ export function authRoutes(s: ConsoleServices): ConsoleRoute[] {
         const session = s.access.verify(cookieValue(req.headers.cookie, COOKIE));
         const restored = s.restoredAt();
         const recent = restored !== null && s.clock.now() - restored < RESTORE_NOTICE_MS;
+        const passwordSet = s.access.hasPassword();
         return ok({
-          password_set: s.access.hasPassword(),
+          password_set: passwordSet,
           logged_in: session !== undefined,
           name: s.info().name,
           restored_at: recent ? new Date(restored).toISOString() : null,
+          // Until a password is set, the setup page says how to set one on the gateway's machine.
+          ...(passwordSet ? {} : { passwd_command: s.cliCommand('passwd') }),
         });
       },
     }),
