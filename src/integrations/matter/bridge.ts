@@ -11,9 +11,9 @@ import { AggregatorEndpoint } from '@matter/main/endpoints/aggregator';
 import { FabricManager } from '@matter/main/protocol';
 import { Status, StatusResponseError } from '@matter/main/types';
 import type { DeviceRecord } from '../../core/devices/contract.ts';
+import { stateWith } from '../../core/devices/reading.ts';
 import type { Done } from '../../core/devices/service.ts';
 import type { BusEvent, EventBus, EventName } from '../../core/event-bus.ts';
-import { stateWith } from '../device-state.ts';
 import { translate } from './commands.ts';
 import {
   type BridgedInfo,

@@ -7,9 +7,9 @@
  * are those of the Matter specification (a test checks them against matter.js's own).
  */
 import type { CapabilityObject } from '../../catalog/index.ts';
-import { bodyIn, finite } from '../device-state.ts';
+import { bodyIn, finite } from '../../core/devices/reading.ts';
 
-export { bodyIn, enumValues, finite, numberRange } from '../device-state.ts';
+export { bodyIn, enumValues, finite, numberRange } from '../../core/devices/reading.ts';
 
 import type { DeviceRecord } from '../../core/devices/contract.ts';
 import { isObject, own } from '../../lib/object.ts';
