@@ -147,7 +147,7 @@ async function viaSocketOrStore<T>(
   try {
     return await socket();
   } catch (err) {
-    if (!(err instanceof (await import('./control/client.ts')).NotRunningError)) throw err;
+    if (!(err instanceof (await import('./lib/control-client.ts')).NotRunningError)) throw err;
     const file = join(resolve(settings.data_dir), 'gateway.db');
     // Do not create a store where there is none: the user most likely gave the wrong folder.
     if (!existsSync(file)) throw new Error(`no gateway runs on ${resolve(settings.data_dir)} and it holds no store`);
@@ -185,7 +185,7 @@ async function main(): Promise<void> {
   const { command, rest, settings } = parsed;
   const socket = join(resolve(settings.data_dir), 'opencube.sock');
   const controlRequest = async <T>(method: string, path: string, body?: unknown): Promise<T> =>
-    (await import('./control/client.ts')).controlRequest<T>(socket, method, path, body);
+    (await import('./lib/control-client.ts')).controlRequest<T>(socket, method, path, body);
   switch (command) {
     case 'help': {
       const help = await import('./cli/help.ts');

@@ -17,6 +17,7 @@ import {
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
 import { isObject } from '../../lib/object.ts';
+import { type Actor, actorWords, appNameOf } from '../actor.ts';
 import type { DeviceRecord, Driver, DriverCommand, Outcome, Pairing, Provisioning, Readiness } from './contract.ts';
 import type { DeviceRegistry } from './registry.ts';
 
@@ -258,21 +259,23 @@ export class DeviceService {
 
   /**
    * D4: validates the whole body first, then configures, controls, and renames/retags, in that
-   * order. `by` names who asked (the client's app name) in the activity log: one line per command.
+   * order. `actor` names who asked (an app by its name, the console and its session, Home
+   * Assistant, Matter, an automation) in the activity log: one line per command.
    */
-  async update(serial: string, body: Record<string, unknown>, by?: string | null): Promise<Done> {
+  async update(serial: string, body: Record<string, unknown>, actor?: Actor): Promise<Done> {
     const done = await this.apply(serial, body);
     const name = this.registry.get(serial)?.name ?? serial;
     const what = Object.keys(body).join(', ') || 'nothing';
-    const who = by ?? 'a client';
+    const who = actorWords(actor);
+    const app_name = appNameOf(actor);
     if (done.ok)
       this.log?.info(
-        { serial_number: serial, app_name: by ?? null, body: what },
+        { serial_number: serial, app_name, by: who, body: what },
         `${who} changed ${name} (${what}): done`,
       );
     else
       this.log?.info(
-        { serial_number: serial, app_name: by ?? null, error: done.error },
+        { serial_number: serial, app_name, by: who, error: done.error },
         `${who} changed ${name} (${what}): refused, ${done.message}`,
       );
     return done;

@@ -28,16 +28,23 @@ export const CONSOLE_EVENTS: ReadonlySet<EventName> = new Set<EventName>([
   'pairing#window',
 ]);
 
-/** The console's view of the bus. */
-export const consoleProjection: Projection = {
-  project(event: BusEvent) {
-    return CONSOLE_EVENTS.has(event.name) ? { name: event.name, json: event.json } : undefined;
-  },
-  ends(event: BusEvent) {
-    if (event.name !== 'session#revoked') return undefined;
-    return [(event as BusEvent<'session#revoked'>).data.payload.session_id];
-  },
-};
+/** The console's view of the bus: its own events and those the integrations add (`extra`, known once they are loaded). */
+export function consoleProjectionOf(extra: () => readonly EventName[]): Projection {
+  return {
+    project(event: BusEvent) {
+      return CONSOLE_EVENTS.has(event.name) || extra().includes(event.name)
+        ? { name: event.name, json: event.json }
+        : undefined;
+    },
+    ends(event: BusEvent) {
+      if (event.name !== 'session#revoked') return undefined;
+      return [(event as BusEvent<'session#revoked'>).data.payload.session_id];
+    },
+  };
+}
+
+/** The console's view of the bus, of the gateway's own events. */
+export const consoleProjection: Projection = consoleProjectionOf(() => []);
 
 function lastEventId(header: unknown): number | null {
   const raw = Array.isArray(header) ? header[0] : header;

@@ -3,16 +3,18 @@
  * under both trees (`v1`, `v2`, the segment in any case), every failure HTTP 200 with the envelope
  * (clients drop non-2xx bodies), an unknown path HTTP 404 with the envelope, permissive CORS (its
  * clients are apps and servers; tokens travel in headers, not cookies), the event stream, and the
- * generated OpenAPI and AsyncAPI documents. Every module of routes registers in MODULES.
+ * generated OpenAPI and AsyncAPI documents. Every module of routes registers in MODULES; the
+ * integrations' routes come in `contributed`.
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../catalog/errors.ts';
+import type { RouteDecl } from '../../core/route.ts';
 import type { StreamWriter } from '../stream/writer.ts';
 import { asyncApiDocument } from './asyncapi.ts';
 import { fail, sendFailure } from './envelope.ts';
-import { streamRoute } from './events.ts';
+import { type OpenApiEvents, streamRoute } from './events.ts';
 import { openApiDocument } from './openapi.ts';
-import { type AnswerCheck, type RouteSpec, registerRoutes } from './route.ts';
+import { type AnswerCheck, openApiRoute, type RouteSpec, registerRoutes } from './route.ts';
 import { cameraRoutes } from './routes/cameras.ts';
 import { debugLogRoutes } from './routes/debug-log.ts';
 import { deviceRoutes } from './routes/devices.ts';
@@ -48,13 +50,20 @@ export interface OpenApiOptions {
   stream: StreamWriter;
   /** Tests: every success's `data` is checked against the declared answer schema. */
   answerCheck?: AnswerCheck;
+  /** The routes the integrations add (read when the server starts listening). */
+  contributed?: () => readonly RouteDecl[];
+  /** The events the integrations add (for the AsyncAPI document). */
+  contributedEvents?: () => OpenApiEvents;
 }
 
 /** The plugin; register it with `{ prefix: '/open-api' }`. */
 export function openApiPlugin(opts: OpenApiOptions) {
   return async (scope: FastifyInstance) => {
     const closers: (() => void)[] = [];
-    const routes = openApiRoutes(opts.services, (fn) => closers.push(fn));
+    const routes = [
+      ...openApiRoutes(opts.services, (fn) => closers.push(fn)),
+      ...(opts.contributed?.() ?? []).map(openApiRoute),
+    ];
     scope.addHook('preClose', (done) => {
       for (const fn of closers) fn();
       done();
@@ -117,7 +126,7 @@ export function openApiPlugin(opts: OpenApiOptions) {
       return reply.type('application/json; charset=utf-8').send(openapi);
     });
     scope.get('/asyncapi.json', async (_req, reply) => {
-      asyncapi ??= JSON.stringify(asyncApiDocument());
+      asyncapi ??= JSON.stringify(asyncApiDocument(opts.contributedEvents?.()));
       return reply.type('application/json; charset=utf-8').send(asyncapi);
     });
   };

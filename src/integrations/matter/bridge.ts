@@ -49,7 +49,7 @@ export interface MatterBridgeOptions {
   gatewayName: string;
   version: string;
   registry: { list(): DeviceRecord[]; get(serial: string): DeviceRecord | undefined };
-  devices: { update(serial: string, body: Record<string, unknown>, by?: string | null): Promise<Done> };
+  devices: { update(serial: string, body: Record<string, unknown>): Promise<Done> };
   bus: EventBus;
   log: MatterLog;
 }
@@ -368,7 +368,7 @@ export class MatterBridge {
     }
     let done: Done;
     try {
-      done = await this.opts.devices.update(serial, t.body, 'Matter');
+      done = await this.opts.devices.update(serial, t.body);
     } catch (err) {
       this.opts.log.error({ err, serial }, 'matter: the device service failed on a command');
       this.restore(serial);

@@ -3,7 +3,7 @@
  * code, the QR payload (and the QR code drawn in the terminal), the controllers (fabrics) that
  * have it. Asked over the control socket; matter.js is loaded only to draw the QR code.
  */
-import { controlRequest } from '../../control/client.ts';
+import { controlRequest } from '../../lib/control-client.ts';
 import type { MatterStatus } from './bridge.ts';
 
 /**

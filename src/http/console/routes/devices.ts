@@ -5,9 +5,10 @@
  * (added as D2 adds them, with a snapshot and a live view behind the session).
  */
 import type { ErrorCodeValue } from '../../../catalog/errors.ts';
-import { any, bool, obj, oneOf, opt, str } from '../../../catalog/schema.ts';
+import { bool, obj, oneOf, str } from '../../../catalog/schema.ts';
 import type { DeviceRecord } from '../../../core/devices/index.ts';
 import { toWire } from '../../../core/devices/wire.ts';
+import { deviceUpdateBody } from '../../open-api/wire.ts';
 import { LiveViews } from '../../stream/live-view.ts';
 import { deviceLayout } from '../layout.ts';
 import { type ConsoleResult, type ConsoleRoute, consoleRoute, ok, refuse } from '../route.ts';
@@ -82,18 +83,10 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
       path: '/devices/{serial_number}',
       auth: 'session',
       params: serial,
-      body: obj(
-        {
-          name: opt(str({ maxLength: 256, pattern: /\S/, patternDoc: 'a non-empty name' })),
-          tags: opt(any()),
-          state: opt(any()),
-          capabilities: opt(any()),
-          configuration: opt(any()),
-        },
-        { open: true },
-      ),
-      async handle({ params, body }) {
-        const r = await s.devices.update(params.serial_number, body);
+      // D4's body, as the Open API declares it.
+      body: deviceUpdateBody,
+      async handle({ params, body, actor }) {
+        const r = await s.devices.update(params.serial_number, body, actor);
         return r.ok ? ok() : failure(r.error, r.message);
       },
     }),

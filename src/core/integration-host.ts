@@ -1,0 +1,107 @@
+/**
+ * Runs the loaded integrations (src/core/integration.ts) for the gateway: gives each its context,
+ * collects the routes and events they add, starts them at their moment (before the gateway
+ * listens, or after the drivers), stops them in the reverse order, tells their status, and runs
+ * a factory reset inside the turns of those that ask for it.
+ */
+import type { EventName } from './event-bus.ts';
+import type { Integration, IntegrationContext, IntegrationEvents, Taps } from './integration.ts';
+import type { RouteDecl } from './route.ts';
+
+type RequestTap = (route: string, method: string, outcome: string) => void;
+type WriteTap = (ms: number) => void;
+
+/** The taps of a gateway: the HTTP server and the store call them; integrations listen. */
+export class TapHub implements Taps {
+  private readonly requests: RequestTap[] = [];
+  private readonly writes: WriteTap[] = [];
+
+  onRequest(fn: RequestTap): void {
+    this.requests.push(fn);
+  }
+
+  onStoreWrite(fn: WriteTap): void {
+    this.writes.push(fn);
+  }
+
+  /** The request tap, or undefined when nobody listens (the server then works out no route label). */
+  requestTap(): RequestTap | undefined {
+    if (this.requests.length === 0) return undefined;
+    return (route, method, outcome) => {
+      for (const fn of this.requests) fn(route, method, outcome);
+    };
+  }
+
+  storeWrite(ms: number): void {
+    for (const fn of this.writes) fn(ms);
+  }
+}
+
+interface Loaded<S> {
+  id: string;
+  integration: Integration<S>;
+  ctx: IntegrationContext<S>;
+  started: boolean;
+}
+
+export class IntegrationHost<S> {
+  private loaded: Loaded<S>[] = [];
+  /** The events the integrations show, by stream (read for each event a stream sees). */
+  readonly events: Required<IntegrationEvents> = { openApi: {}, console: [] };
+
+  /** Takes the loaded integrations; `contextOf` gives each its context. */
+  add(list: readonly { id: string; integration: Integration<S> }[], contextOf: (id: string) => IntegrationContext<S>) {
+    for (const { id, integration } of list) {
+      this.loaded.push({ id, integration, ctx: contextOf(id), started: false });
+      Object.assign(this.events.openApi, integration.events?.openApi);
+      (this.events.console as EventName[]).push(...(integration.events?.console ?? []));
+    }
+  }
+
+  /** The routes every integration adds, by surface. */
+  routes(): { openApi: RouteDecl[]; console: RouteDecl[] } {
+    const out = { openApi: [] as RouteDecl[], console: [] as RouteDecl[] };
+    for (const l of this.loaded) {
+      const r = l.integration.routes?.(l.ctx);
+      out.openApi.push(...(r?.openApi ?? []));
+      out.console.push(...(r?.console ?? []));
+    }
+    return out;
+  }
+
+  /** Starts, in order, the integrations of this moment. */
+  async start(moment: 'listen' | 'drivers'): Promise<void> {
+    for (const l of this.loaded) {
+      if ((l.integration.startsAt ?? 'drivers') !== moment) continue;
+      // Marked first: a stop during its start stops it too.
+      l.started = true;
+      await l.integration.start(l.ctx);
+    }
+  }
+
+  /** Stops the started integrations, the last started first. */
+  async stop(): Promise<void> {
+    for (const l of [...this.loaded].reverse()) {
+      if (!l.started) continue;
+      l.started = false;
+      await l.integration.stop();
+    }
+  }
+
+  /** What an integration tells of itself; undefined when it is not loaded or tells nothing. */
+  status(id: string): unknown {
+    return this.loaded.find((l) => l.id === id)?.integration.status?.();
+  }
+
+  /** Runs `reset` inside the turns of every integration that asks for it. */
+  aroundReset(reset: () => Promise<void>): Promise<void> {
+    let run = reset;
+    for (const l of this.loaded) {
+      const around = l.integration.aroundReset?.bind(l.integration);
+      if (!around) continue;
+      const inner = run;
+      run = () => around(inner);
+    }
+    return run();
+  }
+}

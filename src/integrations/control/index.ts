@@ -1,0 +1,43 @@
+/**
+ * The control socket as an integration (src/integrations/control/server.ts): started before the
+ * gateway listens, so that a second gateway on the same data folder is refused before it serves
+ * anything; the socket's commands reach the gateway through the context's GatewayControl.
+ */
+import { join, resolve } from 'node:path';
+import type { Integration } from '../../core/integration.ts';
+import type { Settings } from '../../settings/index.ts';
+import { type ControlServer, startControlServer } from './server.ts';
+
+/** Where the socket is: `opencube.sock` in the data folder. */
+export function socketPath(settings: Pick<Settings, 'data_dir'>): string {
+  return join(resolve(settings.data_dir), 'opencube.sock');
+}
+
+export function controlIntegration(): Integration<Settings> {
+  let server: ControlServer | undefined;
+  return {
+    startsAt: 'listen',
+    async start(ctx) {
+      const g = ctx.gateway;
+      server = await startControlServer(socketPath(ctx.settings), {
+        tokens: ctx.core.tokens,
+        settings: ctx.settings,
+        reset: () => g.reset(),
+        setConsolePassword: (password) => g.setConsolePassword(password),
+        backup: (file) => g.backup(file),
+        stageRestore: (file, name) => g.stageRestore(file, name),
+        ...(g.restart ? { restart: g.restart } : {}),
+        log: {
+          get level() {
+            return g.logLevel();
+          },
+        },
+        setLogLevel: (level) => g.setLogLevel(level),
+        matter: () => g.status('matter'),
+      });
+    },
+    async stop() {
+      await server?.close();
+    },
+  };
+}
