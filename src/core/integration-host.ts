@@ -48,25 +48,20 @@ export class IntegrationHost<S> {
   private loaded: Loaded<S>[] = [];
   /** The events the integrations show, by stream (read for each event a stream sees). */
   readonly events: Required<IntegrationEvents> = { openApi: {}, console: [] };
+  /** The routes the integrations add, by surface (read once, when the server starts listening). */
+  readonly routes = { openApi: [] as RouteDecl[], console: [] as RouteDecl[] };
 
   /** Takes the loaded integrations; `contextOf` gives each its context. */
   add(list: readonly { id: string; integration: Integration<S> }[], contextOf: (id: string) => IntegrationContext<S>) {
     for (const { id, integration } of list) {
-      this.loaded.push({ id, integration, ctx: contextOf(id), started: false });
+      const ctx = contextOf(id);
+      this.loaded.push({ id, integration, ctx, started: false });
       Object.assign(this.events.openApi, integration.events?.openApi);
       (this.events.console as EventName[]).push(...(integration.events?.console ?? []));
+      const r = integration.routes?.(ctx);
+      this.routes.openApi.push(...(r?.openApi ?? []));
+      this.routes.console.push(...(r?.console ?? []));
     }
-  }
-
-  /** The routes every integration adds, by surface. */
-  routes(): { openApi: RouteDecl[]; console: RouteDecl[] } {
-    const out = { openApi: [] as RouteDecl[], console: [] as RouteDecl[] };
-    for (const l of this.loaded) {
-      const r = l.integration.routes?.(l.ctx);
-      out.openApi.push(...(r?.openApi ?? []));
-      out.console.push(...(r?.console ?? []));
-    }
-    return out;
   }
 
   /** Starts, in order, the integrations of this moment. */

@@ -4,8 +4,8 @@
  * Zigbee driver does the same way (announcing devices, confirming commands, reading state back).
  */
 
+export { hsToRgb, type Rgb, rgbToHs, rgbToXy, xyToRgb } from '../lib/color.ts';
 export { announceZigbeeDevice, LeftOutLog, reportedState, type ZigbeeDeviceInfo } from './announce.ts';
-export { hsToRgb, type Rgb, rgbToHs, rgbToXy, xyToRgb } from './color.ts';
 export { ACCESS_GET, ACCESS_SET, ACCESS_STATE, type Expose, type ModelFixture } from './exposes.ts';
 export {
   type Binding,
