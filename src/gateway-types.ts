@@ -9,6 +9,7 @@ import type { AudioArbiter, AudioSink, MediaPlayer } from './core/audio/index.ts
 import type { DeviceService } from './core/devices/index.ts';
 import type { EventBus } from './core/event-bus.ts';
 import type { GatewayInfo } from './core/gateway-info.ts';
+import type { IntegrationEntry } from './core/integration.ts';
 import type { BackupContents } from './core/maintenance/store-backup.ts';
 import type { RestoreCheck } from './core/maintenance/store-restore.ts';
 import type { SecurityService } from './core/security.ts';
@@ -42,6 +43,8 @@ export interface GatewayOptions {
   consoleDir?: string;
   /** Reconnect backoff of the Home Assistant bridge (tests shorten it). */
   homeassistant?: { reconnectMinMs?: number; reconnectMaxMs?: number };
+  /** Tests: integrations loaded after the table's (src/integrations/load.ts), as a new one would be. */
+  addIntegrations?: readonly IntegrationEntry<Settings>[];
   /** What tests pass to an integration, by its id (its context's `options`). */
   integrations?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }

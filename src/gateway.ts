@@ -19,7 +19,7 @@ import { loadDrivers } from './drivers/load.ts';
 import type { Gateway, GatewayOptions } from './gateway-types.ts';
 import { closeServer } from './http/server.ts';
 import { buildWeb, webLimits } from './http/surfaces.ts';
-import { loadIntegrations } from './integrations/load.ts';
+import { INTEGRATIONS, loadIntegrations } from './integrations/load.ts';
 import { mdnsHostName } from './integrations/mdns/advertise.ts';
 import type { MetricsText } from './integrations/metrics/integration.ts';
 import { systemClock } from './lib/clock.ts';
@@ -160,7 +160,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     stageRestore: (file, name) => backups.stageRestore(file, name),
     setConsolePassword: (password) => web.console.access.replacePassword(password),
     async start() {
-      integrations.add(await loadIntegrations(settings), contextOf);
+      integrations.add(await loadIntegrations(settings, [...INTEGRATIONS, ...(opts.addIntegrations ?? [])]), contextOf);
       // The control socket first: a second gateway on this data folder is refused before it serves.
       await integrations.start('listen');
       runtime.start();
