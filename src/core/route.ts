@@ -7,10 +7,9 @@
  * answers `ok` with data, or the core's one failure shape, which each surface writes its own way.
  * Integrations contribute routes in this form (src/core/integration.ts).
  */
-import type { ErrorCodeValue } from '../catalog/errors.ts';
+import type { ErrorCodeValue, Failed } from '../catalog/errors.ts';
 import type { ObjectSchema, Schema, StringSchema } from '../catalog/schema.ts';
 import type { Actor } from './actor.ts';
-import type { Failure } from './services.ts';
 
 export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
@@ -27,7 +26,7 @@ export interface RouteInput<B = Record<string, unknown>, Q = Record<string, unkn
  * A refusal: the core's failure, and (for the surfaces with ordinary HTTP statuses) the status
  * when the code's own (src/http/console/words.ts) does not fit, e.g. 409 for "it is off".
  */
-export type Refusal = Failure & { status?: number };
+export type Refusal = Failed & { status?: number };
 
 /** A handler's answer: success with `data`, or a refusal. */
 export type RouteAnswer = { ok: true; data?: object } | Refusal;

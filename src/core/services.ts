@@ -3,7 +3,7 @@
  * API's routes, the console's API and the integrations (src/core/integration.ts). Each surface
  * adds only what is its own (the Open API its host check, the console its sessions and settings).
  */
-import type { ErrorCodeValue } from '../catalog/errors.ts';
+import type { Failed } from '../catalog/errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Log } from '../lib/log.ts';
 import type { AlarmService } from './alarm/index.ts';
@@ -20,22 +20,15 @@ import type { TokenService } from './tokens.ts';
 import type { ClipStore, TtsEngines, TtsService } from './tts/index.ts';
 import type { UiCards } from './ui-cards.ts';
 
-/** An expected failure as the core gives it to every surface: a code of the error catalog and words. */
-export interface Failure {
-  ok: false;
-  code: ErrorCodeValue;
-  message: string;
-}
-
 /** What the camera routes and integrations need of the camera driver (the HTTP layer knows no driver). */
 export interface CameraApi {
   /** A JPEG of the camera's picture now (cached for a second). */
-  snapshot(serial: string): Promise<{ ok: true; jpeg: Buffer } | Failure>;
+  snapshot(serial: string): Promise<{ ok: true; jpeg: Buffer } | Failed>;
   /** Joins the camera's one upstream live view; `leave` when the viewer goes. */
   watch(
     serial: string,
     viewer: { frame(jpeg: Buffer): void; end(reason: string): void },
-  ): Promise<{ ok: true; leave: () => void } | Failure>;
+  ): Promise<{ ok: true; leave: () => void } | Failed>;
 }
 
 export interface CoreServices {

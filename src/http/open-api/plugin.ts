@@ -87,7 +87,7 @@ export function openApiPlugin(opts: OpenApiOptions) {
     scope.setErrorHandler((err: Error & { code?: string; validation?: unknown; statusCode?: number }, req, reply) => {
       // An unknown path is a 404 whatever its body, also one too large to read (found by npm run fuzz).
       if (req.is404) return reply.code(404).send(fail(404, `not found: ${req.method} ${req.url.split('?')[0]}`));
-      if (err instanceof ApiError) return sendFailure(reply, err.error, err.message);
+      if (err instanceof ApiError) return sendFailure(reply, err.failure.code, err.message);
       if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendFailure(reply, 400, 'body is larger than 1 MiB');
       // A client fault Fastify or Node reports (a 4xx status: e.g. a body cut off by the client) is no server fault.
       const status = err.statusCode;

@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { compileTop } from '../../catalog/compile-strict.ts';
-import { ErrorCode, type ErrorCodeValue, errorMessages } from '../../catalog/errors.ts';
+import { ErrorCode, type ErrorCodeValue, errorMessages, type Failed } from '../../catalog/errors.ts';
 import type { Schema } from '../../catalog/schema.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { Method, RouteDecl } from '../../core/route.ts';
@@ -41,10 +41,7 @@ export interface RouteInput<B = Record<string, unknown>, Q = Record<string, unkn
  * A handler's answer: success with `data`, an expected failure (the envelope with HTTP 200), or
  * `sent` when the handler wrote the reply itself (a stream, an image, a cached body).
  */
-export type RouteResult =
-  | { ok: true; data?: object }
-  | { ok: false; error: ErrorCodeValue; message: string }
-  | { sent: true };
+export type RouteResult = { ok: true; data?: object } | Failed | { sent: true };
 
 /**
  * The core's route declaration (src/core/route.ts) with what is the Open API's own: the spec id,
@@ -82,7 +79,7 @@ export function route(spec: RouteSpec): RouteSpec {
 /** Success with `data`. */
 export const done = (data?: object): RouteResult => ({ ok: true, ...(data ? { data } : {}) });
 /** An expected failure: the envelope with this code and message, HTTP 200. */
-export const failed = (error: ErrorCodeValue, message: string): RouteResult => ({ ok: false, error, message });
+export const failed = (code: ErrorCodeValue, message: string): RouteResult => ({ ok: false, code, message });
 
 /**
  * A route an integration declares (src/core/route.ts), as the Open API serves it: behind a token,
@@ -165,7 +162,7 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteSpec[
           reply,
         });
         if ('sent' in result) return reply;
-        if (!result.ok) return sendEnvelope(reply, fail(result.error, result.message));
+        if (!result.ok) return sendEnvelope(reply, fail(result.code, result.message));
         if (answer) {
           const problems = answer(result.data ?? {});
           if (problems.length > 0)

@@ -5,7 +5,8 @@
  * queueing them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CameraApi, Failure } from '../../core/services.ts';
+import type { Failed } from '../../catalog/errors.ts';
+import type { CameraApi } from '../../core/services.ts';
 
 export const MJPEG_BOUNDARY = 'opencube-frame';
 
@@ -33,7 +34,7 @@ export class LiveViews {
     res: ServerResponse,
     hijack: () => void,
     headers: Record<string, string> = {},
-  ): Promise<Failure | { started: true }> {
+  ): Promise<Failed | { started: true }> {
     let open = true;
     let started = false;
     let watching: { leave: () => void } | undefined;

@@ -357,7 +357,7 @@ export class HomeAssistantBridge {
       this.opts.log.error({ err, serial, topic }, 'homeassistant: the device service failed on a command');
       return this.refused(topic, serial, text, ErrorCode.SERVER_ERROR, 'server exception');
     }
-    if (!done.ok) return this.refused(topic, serial, text, done.error, done.message);
+    if (!done.ok) return this.refused(topic, serial, text, done.code, done.message);
     this.opts.log.debug({ serial, topic }, 'homeassistant: command done');
   }
 

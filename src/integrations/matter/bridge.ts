@@ -375,7 +375,7 @@ export class MatterBridge {
       throw new StatusResponseError('server exception', Status.Failure);
     }
     if (!done.ok) {
-      this.opts.log.warn({ serial, error: done.error }, `matter: command refused: ${done.message}`);
+      this.opts.log.warn({ serial, error: done.code }, `matter: command refused: ${done.message}`);
       this.restore(serial);
       throw new StatusResponseError(done.message, Status.Failure);
     }

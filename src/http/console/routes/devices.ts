@@ -87,7 +87,7 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
       body: deviceUpdateBody,
       async handle({ params, body, actor }) {
         const r = await s.devices.update(params.serial_number, body, actor);
-        return r.ok ? ok() : failure(r.error, r.message);
+        return r.ok ? ok() : failure(r.code, r.message);
       },
     }),
     consoleRoute({
@@ -97,7 +97,7 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
       params: serial,
       async handle({ params }) {
         const r = await s.devices.remove(params.serial_number);
-        return r.ok ? ok() : failure(r.error, r.message);
+        return r.ok ? ok() : failure(r.code, r.message);
       },
     }),
     consoleRoute({
@@ -113,7 +113,7 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
       body: obj({ enable: bool() }, { open: true }),
       async handle({ body }) {
         const r = await s.devices.setDiscovery('zigbee', body.enable);
-        if (!r.ok) return failure(r.error, r.message);
+        if (!r.ok) return failure(r.code, r.message);
         closeTimer?.();
         closeTimer = undefined;
         pairingUntil = body.enable ? s.clock.now() + s.pairingSeconds * 1000 : null;
@@ -161,7 +161,7 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
         };
         const r = await s.devices.provision(d2, s.clock.now() + ADD_BUDGET_MS);
         if (r.ok) return ok(r.data);
-        return refuse(statusOf(r.error), cameraWords(r.error, r.message));
+        return refuse(statusOf(r.code), cameraWords(r.code, r.message));
       },
     }),
     consoleRoute({

@@ -11,7 +11,7 @@ const ADD_BUDGET_MS = 4500;
 
 const serial = { serial_number: str({ maxLength: 500 }) };
 
-const answer = (r: Done): RouteResult => (r.ok ? done() : failed(r.error, r.message));
+const answer = (r: Done): RouteResult => (r.ok ? done() : failed(r.code, r.message));
 
 /** The D2 body as the spec shapes it (the camera driver reads it; docs/cameras.md). */
 const cameraBody = body({
@@ -64,7 +64,7 @@ export function deviceRoutes(s: OpenApiServices): RouteSpec[] {
       requestDoc: cameraBody,
       async handle({ req }) {
         const r = await s.devices.provision(req.body, s.clock.now() + ADD_BUDGET_MS);
-        return r.ok ? done(r.data) : failed(r.error, r.message);
+        return r.ok ? done(r.data) : failed(r.code, r.message);
       },
     }),
     route({

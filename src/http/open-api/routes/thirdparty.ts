@@ -5,7 +5,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import { compileStrict, compileTop } from '../../../catalog/compile-strict.ts';
-import { ErrorCode, errorMessages } from '../../../catalog/errors.ts';
+import { ApiError, ErrorCode, errorMessages } from '../../../catalog/errors.ts';
 import { any, map, obj, oneOf, opt, str } from '../../../catalog/schema.ts';
 import type { InboundResult } from '../../../core/devices/inbox.ts';
 import { isObject } from '../../../lib/object.ts';
@@ -105,7 +105,7 @@ export function thirdPartyRoutes(s: OpenApiServices): RouteSpec[] {
         // A 4xx status is a client fault (e.g. a body the client cut off), not the gateway's.
         const clientFault = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500;
         const parseError =
-          err.code?.startsWith('FST_ERR_CTP') || (err as { error?: number }).error === 400 || clientFault;
+          err.code?.startsWith('FST_ERR_CTP') || (err instanceof ApiError && err.failure.code === 400) || clientFault;
         if (!parseError) s.log.error({ err, url: req.url }, 'third-party event failed');
         return send(
           res,
