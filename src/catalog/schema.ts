@@ -27,9 +27,9 @@ export interface StringSchema extends Base {
   patternDoc?: string;
 }
 export type EnumValue = string | number | boolean;
-export interface EnumSchema extends Base {
+export interface EnumSchema<V extends EnumValue = EnumValue> extends Base {
   kind: 'enum';
-  values: readonly EnumValue[];
+  values: readonly V[];
 }
 export interface BooleanSchema extends Base {
   kind: 'boolean';
@@ -97,7 +97,7 @@ export const num = (o: Opts<NumberSchema> = {}): NumberSchema => ({ kind: 'numbe
 /** An integer, optionally bounded (inclusive). */
 export const int = (o: Opts<NumberSchema> = {}): NumberSchema => ({ kind: 'number', int: true, ...o });
 /** One of the given values. */
-export const oneOf = (...values: EnumValue[]): EnumSchema => ({ kind: 'enum', values });
+export const oneOf = <const V extends EnumValue>(...values: V[]): EnumSchema<V> => ({ kind: 'enum', values });
 /** A boolean. */
 export const bool = (doc?: string): BooleanSchema => ({ kind: 'boolean', ...(doc ? { doc } : {}) });
 /** A string, optionally matching a pattern. */

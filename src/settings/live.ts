@@ -6,7 +6,16 @@
  */
 import type { EventBus } from '../core/event-bus.ts';
 import type { Log } from '../lib/log.ts';
-import { getPath, parseValue, type SettingDef, type Settings, SettingsError, setPath, settingDefs } from './index.ts';
+import {
+  getPath,
+  parseValue,
+  type SettingDef,
+  type Settings,
+  SettingsError,
+  setPath,
+  settingDefs,
+  settingType,
+} from './index.ts';
 
 /** Where the store keeps what the console set (a JSON value per setting). */
 export interface LiveStore {
@@ -37,11 +46,12 @@ export function checkLive(key: string, raw: unknown): LiveCheck {
   const def = liveDefs.find((d) => d.key === key);
   if (!def) return { ok: false, message: `${key}: not a setting the console can change while the gateway runs` };
   const got = JSON.stringify(raw) ?? String(raw);
-  if (def.type === 'bool' && typeof raw !== 'boolean')
+  const type = settingType(def);
+  if (type === 'bool' && typeof raw !== 'boolean')
     return { ok: false, message: `${key}: expected true or false, got ${got}` };
-  if (def.type === 'int' && !Number.isInteger(raw))
+  if (type === 'int' && !Number.isInteger(raw))
     return { ok: false, message: `${key}: expected a whole number, got ${got}` };
-  if (def.type === 'string') {
+  if (type === 'string') {
     if (typeof raw !== 'string') return { ok: false, message: `${key}: expected a text, got ${got}` };
     // A name is shown in headings and advertised over mDNS: one line of visible text.
     if (raw.trim() === '') return { ok: false, message: `${key}: must not be empty` };
