@@ -6,6 +6,8 @@
 
 interface Base {
   optional?: boolean;
+  /** `null` is taken as absent (a field senders set to null rather than leave out). */
+  nullable?: boolean;
   doc?: string;
 }
 
@@ -25,6 +27,8 @@ export interface StringSchema extends Base {
   pattern?: RegExp;
   /** How the pattern reads in messages and docs. */
   patternDoc?: string;
+  /** Not empty nor only spaces. */
+  nonEmpty?: boolean;
 }
 export type EnumValue = string | number | boolean;
 export interface EnumSchema<V extends EnumValue = EnumValue> extends Base {
@@ -134,6 +138,8 @@ export const union = (...options: Schema[]): UnionSchema => ({ kind: 'union', op
 export const any = (doc?: string): AnySchema => ({ kind: 'any', ...(doc ? { doc } : {}) });
 /** The same schema, not required. */
 export const opt = <S extends Schema>(s: S): S => ({ ...s, optional: true });
+/** Absent, or null (taken as absent). */
+export const optOrNull = <S extends Schema>(s: S): S => ({ ...s, optional: true, nullable: true });
 /** The same schema with a doc line. */
 export const doc = <S extends Schema>(s: S, text: string): S => ({ ...s, doc: text });
 
