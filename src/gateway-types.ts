@@ -41,11 +41,9 @@ export interface GatewayOptions {
   drivers?: DriverOptions;
   /** The built console's folder (default: console/dist of this package). */
   consoleDir?: string;
-  /** Reconnect backoff of the Home Assistant bridge (tests shorten it). */
-  homeassistant?: { reconnectMinMs?: number; reconnectMaxMs?: number };
   /** Tests: integrations loaded after the table's (src/integrations/load.ts), as a new one would be. */
   addIntegrations?: readonly IntegrationEntry<Settings>[];
-  /** What tests pass to an integration, by its id (its context's `options`). */
+  /** What tests pass to an integration, by its id (its context's `options`: `homeassistant`'s reconnect backoff). */
   integrations?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 

@@ -128,7 +128,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       { audience: 'open-api', clients: () => sse.size, cut: () => sse.dropped },
       { audience: 'console', clients: () => web.console.stream.size, cut: () => web.console.stream.dropped },
     ],
-    options: { ...(id === 'homeassistant' ? opts.homeassistant : {}), ...opts.integrations?.[id] },
+    options: opts.integrations?.[id] ?? {},
   });
 
   const gateway: Gateway = {
