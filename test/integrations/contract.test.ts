@@ -13,7 +13,7 @@ import { int, obj, str } from '../../src/catalog/schema.ts';
 import { actorWords } from '../../src/core/actor.ts';
 import type { BusEvent } from '../../src/core/event-bus.ts';
 import type { IntegrationEntry } from '../../src/core/integration.ts';
-import { answered, refused } from '../../src/core/route.ts';
+import { answered, type RouteDecl, refused } from '../../src/core/route.ts';
 import type { Settings } from '../../src/settings/index.ts';
 import { consoleClient } from '../console/client.ts';
 import { call, listDevices, openStream, rest, startGateway } from '../helpers/foundation.ts';
@@ -64,8 +64,9 @@ function probes(rec: Record_): IntegrationEntry<Settings>[] {
           },
           console: ['probe#counted'],
         },
-        routes: (ctx) => ({
-          openApi: [
+        // One declaration for both surfaces: each serves it in its own conventions.
+        routes: (ctx) => {
+          const routes: RouteDecl[] = [
             {
               method: 'GET',
               path: '/probe/caller',
@@ -86,27 +87,9 @@ function probes(rec: Record_): IntegrationEntry<Settings>[] {
                 return answered({ thing: params.thing, count: body.count });
               },
             },
-          ],
-          console: [
-            {
-              method: 'GET',
-              path: '/probe/caller',
-              summary: 'Who is calling',
-              handle: ({ actor }) => answered({ caller: actorWords(actor) }),
-            },
-            {
-              method: 'PUT',
-              path: '/probe/things/{thing}',
-              summary: 'Counts a thing',
-              params: { thing: str({ maxLength: 8 }) },
-              body: obj({ count: int({ min: 1 }) }),
-              handle: ({ params, body }) =>
-                params.thing === 'none'
-                  ? refused(ErrorCode.DEVICE_NOT_FOUND, 'no such thing')
-                  : answered({ thing: params.thing, count: body.count }),
-            },
-          ],
-        }),
+          ];
+          return { openApi: routes, console: routes };
+        },
         start(ctx) {
           rec.steps.push('start probe');
           rec.ports.probe = ctx.port();
