@@ -83,12 +83,14 @@ export const failed = (code: ErrorCodeValue, message: string): RouteResult => ({
 
 /**
  * A route an integration declares (src/core/route.ts), as the Open API serves it: behind a token,
- * its id `X-` and its method and path, the token's app as the actor, a refusal in the envelope.
+ * its id `X-` and its path's words (`X-probe-things`), the token's app as the actor, a refusal in
+ * the envelope.
  */
 export function openApiRoute(decl: RouteDecl): RouteSpec {
+  const words = decl.path.split('/').filter((p) => p !== '' && !p.startsWith('{'));
   return {
     ...decl,
-    id: `X-${decl.method} ${decl.path}`,
+    id: `X-${words.join('-')}`,
     auth: 'token',
     async handle(input) {
       const r = await decl.handle({ ...input, actor: input.actor as Actor });

@@ -3,15 +3,10 @@
  * gateway listens, so that a second gateway on the same data folder is refused before it serves
  * anything; the socket's commands reach the gateway through the context's GatewayControl.
  */
-import { join, resolve } from 'node:path';
 import type { Integration } from '../../core/integration.ts';
+import { dataPaths } from '../../core/maintenance/data-folder.ts';
 import type { Settings } from '../../settings/index.ts';
 import { type ControlServer, startControlServer } from './server.ts';
-
-/** Where the socket is: `opencube.sock` in the data folder. */
-export function socketPath(settings: Pick<Settings, 'data_dir'>): string {
-  return join(resolve(settings.data_dir), 'opencube.sock');
-}
 
 export function controlIntegration(): Integration<Settings> {
   let server: ControlServer | undefined;
@@ -19,7 +14,7 @@ export function controlIntegration(): Integration<Settings> {
     startsAt: 'listen',
     async start(ctx) {
       const g = ctx.gateway;
-      server = await startControlServer(socketPath(ctx.settings), {
+      server = await startControlServer(dataPaths(ctx.settings.data_dir).socket, {
         tokens: ctx.core.tokens,
         settings: ctx.settings,
         reset: () => g.reset(),
