@@ -6,7 +6,6 @@
  * state (a page of another site cannot make the browser act with the user's cookie).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ObjectSchema } from '../../catalog/schema.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { Method, RouteDecl } from '../../core/route.ts';
 import { compileChecks, fastifyPath } from '../routes/input.ts';
@@ -33,9 +32,8 @@ export type Answer = { status: number; body?: unknown };
 export type ConsoleResult = Answer | { sent: true };
 
 /** The core's route declaration (src/core/route.ts) with the console's own: its auth, and a handler that answers a status. */
-export interface ConsoleRoute extends Pick<RouteDecl, 'method' | 'path' | 'params'> {
+export interface ConsoleRoute extends Pick<RouteDecl, 'method' | 'path' | 'params' | 'body'> {
   auth: 'session' | 'none';
-  body?: ObjectSchema;
   // biome-ignore lint/suspicious/noExplicitAny: the input is checked at run time against the declared schemas
   handle(input: ConsoleInput<any, any>): Promise<ConsoleResult> | ConsoleResult;
 }
@@ -58,8 +56,9 @@ export function consoleRouteOf(decl: RouteDecl): ConsoleRoute {
     path: decl.path,
     auth: 'session',
     ...(decl.params ? { params: decl.params } : {}),
-    ...(decl.body ? { body: decl.body as ObjectSchema } : {}),
+    ...(decl.body ? { body: decl.body } : {}),
     async handle(input) {
+      // Behind a session: its actor is always there.
       const r = await decl.handle({ ...input, actor: input.actor as Actor });
       return r.ok ? ok(r.data ?? {}) : refuse(r.status ?? statusOf(r.code), r.message);
     },

@@ -93,6 +93,7 @@ export function openApiRoute(decl: RouteDecl): RouteSpec {
     id: `X-${words.join('-')}`,
     auth: 'token',
     async handle(input) {
+      // Behind a token: its actor is always there.
       const r = await decl.handle({ ...input, actor: input.actor as Actor });
       return r.ok ? done(r.data) : failed(r.code, r.message);
     },
