@@ -87,7 +87,7 @@ function readText(def: SettingDef, raw: unknown, where: string): unknown {
 
 /** The compiled check of each setting's schema (by key). */
 const checks = new Map(
-  (settingDefs as readonly SettingDef[]).map((def) => [def.key, compileStrict(def.schema as Schema)] as const),
+  (settingDefs as readonly SettingDef[]).map((def) => [def.key, compileStrict(def.schema)] as const),
 );
 
 /** One value of a setting, read and checked against its schema; throws SettingsError naming the setting and `source`. */
