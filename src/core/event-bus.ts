@@ -46,6 +46,22 @@ export interface EventPayloads {
   'settings#changed': { payload: { key: string; value: unknown; was: unknown } };
   /** The gateway was renamed (the setting `name`): what shows the name (mDNS, bridges) follows. On no stream. */
   'gateway#renamed': { payload: { name: string; was: string } };
+  /** A run of a scene or automation started (src/automations). */
+  'automation#runStarted': { payload: { automation_id: string; run_id: string; name: string; trigger: string } };
+  /** A run ended: `finished`, `failed` (an action failed; the others ran) or `stopped` (with why). */
+  'automation#runFinished': {
+    payload: { automation_id: string; run_id: string; name: string; result: string; reason: string | null };
+  };
+  /** A `notify` action, or the engine telling of a loop it stopped. */
+  'automation#notify': { payload: { automation_id: string; run_id: string | null; name: string; message: string } };
+  /** A definition was saved, removed, enabled, disabled, or became broken or whole again. */
+  'automation#changed': {
+    payload: {
+      automation_id: string;
+      change: 'saved' | 'removed' | 'enabled' | 'disabled' | 'broken' | 'repaired';
+      broken: string[] | null;
+    };
+  };
 }
 
 export interface Endpoint {

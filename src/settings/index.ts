@@ -78,10 +78,13 @@ function readText(def: SettingDef, raw: unknown, where: string): unknown {
     }
     case 'enum':
       return String(raw);
-    default:
+    default: {
       if (typeof raw !== 'string' && typeof raw !== 'number')
         throw new SettingsError(`${where}: ${JSON.stringify(raw)} is not a string`);
+      const rule = def.check?.(String(raw));
+      if (rule) throw new SettingsError(`${where}: ${JSON.stringify(raw)} ${rule}`);
       return String(raw);
+    }
   }
 }
 

@@ -32,6 +32,32 @@ export interface SettingDef {
   flag?: string;
   /** The console can change it while the gateway runs (kept in the store; src/settings/live.ts). */
   live?: true;
+  /**
+   * What a string must also be that no schema can say (a time zone Intl knows): the rule it
+   * breaks, or undefined when it is fine.
+   */
+  check?: (value: string) => string | undefined;
+}
+
+/** Whether Intl knows `zone` as an IANA time zone name (a wrong name would throw at every use). */
+function unknownZone(zone: string): string | undefined {
+  if (zone === '') return undefined;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return undefined;
+  } catch {
+    return 'is not an IANA time zone name (e.g. Europe/Berlin, America/New_York)';
+  }
+}
+
+/** A location as `latitude,longitude` in decimal degrees, or empty. */
+function badLocation(text: string): string | undefined {
+  if (text === '') return undefined;
+  const m = /^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$/.exec(text);
+  if (!m) return 'is not latitude,longitude in decimal degrees (e.g. 52.52,13.405)';
+  if (Math.abs(Number(m[1])) > 90) return 'has a latitude outside -90..90';
+  if (Math.abs(Number(m[2])) > 180) return 'has a longitude outside -180..180';
+  return undefined;
 }
 
 /** How the setting is written as text (flags, environment, help). */
@@ -457,5 +483,28 @@ export const settingDefs = [
     default: [],
     description:
       'Addresses the Matter port binds to: one IPv6 address and at most one IPv4 address (e.g. `::1,127.0.0.1`); empty: every address (`::` and `0.0.0.0`). Without an IPv4 address the bridge serves IPv6 only.',
+  },
+  {
+    key: 'time_zone',
+    schema: str(),
+    default: '',
+    check: unknownZone,
+    description:
+      "The gateway's time zone as an IANA name (e.g. `Europe/Berlin`): the times of day, weekdays and sun times of automations are in it; empty: the machine's own (the `TZ` environment variable, else the system's).",
+  },
+  {
+    key: 'location',
+    schema: str(),
+    default: '',
+    check: badLocation,
+    description:
+      'Where the home is, as `latitude,longitude` in decimal degrees (e.g. `52.52,13.405`; south and west negative): sunrise and sunset are computed from it on the gateway, with no network. Empty: automations cannot use the sun.',
+  },
+  {
+    key: 'automations.grace_minutes',
+    schema: int({ min: 0, max: 1440 }),
+    default: 15,
+    description:
+      'A time or sun trigger that fell while the gateway was down runs once at the next start when it is at most this late; an older one is recorded as missed (docs/automations.md).',
   },
 ] as const satisfies readonly SettingDef[];

@@ -71,6 +71,13 @@ describe('the layers of src/', () => {
     for (const n of importsOf('core')) assert.ok(['catalog', 'lib', 'store'].includes(n), `core imports ${n}`);
   });
 
+  it('the automations know the core, the catalog, the store, the settings and lib: nothing of drivers, HTTP or integrations', () => {
+    const imports = importsOf('automations');
+    assert.ok(imports.includes('core'), imports.join());
+    for (const n of imports)
+      assert.ok(['core', 'catalog', 'lib', 'store', 'settings'].includes(n), `automations imports ${n}`);
+  });
+
   it('HTTP knows no driver, and drivers know no HTTP', () => {
     for (const h of nodes('http'))
       for (const n of importsOf(h)) assert.ok(!n.startsWith('drivers') && n !== 'gateway', `${h} imports ${n}`);
@@ -84,9 +91,13 @@ describe('the layers of src/', () => {
     for (const i of own)
       for (const n of importsOf(i))
         assert.ok(['core', 'catalog', 'lib', 'settings', 'store'].includes(n), `${i} imports ${n}`);
-    // The table loads each of them; nothing else of the gateway but the core's contract and the settings.
+    // The table loads each of them (a large one may be a folder of its own beside them, as the
+    // automations are); nothing else of the gateway but the core's contract and the settings.
     for (const n of importsOf('integrations'))
-      assert.ok(n.startsWith('integrations/') || ['core', 'settings'].includes(n), `integrations/load.ts imports ${n}`);
+      assert.ok(
+        n.startsWith('integrations/') || ['core', 'settings', 'automations'].includes(n),
+        `integrations/load.ts imports ${n}`,
+      );
   });
 
   it('the composition root is plain wiring: no timer, queue or store access of its own, and short', () => {
