@@ -111,6 +111,16 @@ export interface Failure {
  */
 export type Failed = { ok: false } & Failure;
 
+/** The error types of the ErrorResponse a third-party event gets (spec 4.4). */
+export type EventErrorType = 'INVALID_PARAMETERS' | 'AUTH_FAILURE' | 'INTERNAL_ERROR';
+
+/** How the third-party protocol names a failure of an event: its ErrorResponse `type`. */
+export function eventErrorType(code: ErrorCodeValue): EventErrorType {
+  if (code === ErrorCode.AUTH_FAILED) return 'AUTH_FAILURE';
+  if (code === ErrorCode.SERVER_ERROR) return 'INTERNAL_ERROR';
+  return 'INVALID_PARAMETERS';
+}
+
 /** Builds a failure with the catalog's message unless a more precise one is given. */
 export function failure(code: ErrorCodeValue, message?: string): Failure {
   return { code, message: message ?? errorMessages[code] };

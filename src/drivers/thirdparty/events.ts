@@ -7,6 +7,7 @@
  */
 
 import { type Check, compileStrict } from '../../catalog/compile-strict.ts';
+import { ErrorCode } from '../../catalog/errors.ts';
 import {
   applySettingsUpdate,
   type CapabilityObject,
@@ -38,7 +39,7 @@ function fmt(v: unknown): string {
 function invalid(errors: string[]): InboundResult {
   const shown = errors.slice(0, 10);
   if (errors.length > shown.length) shown.push(`and ${errors.length - shown.length} more`);
-  return { ok: false, type: 'INVALID_PARAMETERS', description: shown.join('; ') };
+  return { ok: false, code: ErrorCode.INVALID_PARAMETERS, message: shown.join('; ') };
 }
 
 const text = str({ maxLength: MAX_STRING });
