@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
 import pino from 'pino';
 import { ErrorCode } from '../../src/catalog/errors.ts';
 import { int, obj, str } from '../../src/catalog/schema.ts';
@@ -159,6 +160,44 @@ describe('an integration', () => {
     const noneConsole = await c.call('PUT', '/probe/things/none', { count: 1 });
     assert.equal(noneConsole.status, 404);
     assert.deepEqual(noneConsole.body, { error: 'no such thing' });
+  });
+
+  test("answers any body and path parameter in its surface's shape, never a failure of the gateway (400 runs)", async (t) => {
+    const errors: unknown[] = [];
+    const log = pino({ level: 'error' }, { write: (line: string) => errors.push(JSON.parse(line)) });
+    const { g, c } = await probedGateway({}, log);
+    t.after(() => g.stop());
+    const token = g.token('probe');
+    const cookie = `opencube_session=${c.cookie}`;
+    const thing = fc.oneof(fc.constantFrom('lamp', 'none', '%20', '..', 'a'.repeat(9)), fc.string({ maxLength: 12 }));
+    const body = fc.oneof(fc.json(), fc.string(), fc.constant('{'), fc.constant(''));
+    await fc.assert(
+      fc.asyncProperty(thing, body, async (name, raw) => {
+        const path = `probe/things/${encodeURIComponent(name) || 'x'}`;
+        const payload = raw;
+        const open = await g.gateway.app.inject({
+          method: 'PUT',
+          url: rest('v2', path),
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          payload,
+        });
+        // A dot segment (`..`) names another path: an unknown one, HTTP 404 with the envelope.
+        const envelope = JSON.parse(open.body);
+        if (open.statusCode === 404) assert.equal(envelope.error, 404, open.body);
+        else assert.equal(open.statusCode, 200, open.body);
+        assert.ok([0, 400, 404, ErrorCode.DEVICE_NOT_FOUND].includes(envelope.error), open.body);
+        const mine = await g.gateway.app.inject({
+          method: 'PUT',
+          url: `/console/api/${path}`,
+          headers: { cookie, origin: 'http://localhost', host: 'localhost', 'content-type': 'application/json' },
+          payload,
+        });
+        assert.ok([200, 400, 404].includes(mine.statusCode), `${mine.statusCode} ${mine.body}`);
+        if (mine.statusCode !== 200) assert.equal(typeof JSON.parse(mine.body).error, 'string', mine.body);
+      }),
+      { numRuns: 400 },
+    );
+    assert.deepEqual(errors, []);
   });
 
   test('shows its events on the Open API stream (with the stream version) and on the console stream, and in the AsyncAPI document', async (t) => {
