@@ -15,9 +15,18 @@ type WriteTap = (ms: number) => void;
 export class TapHub implements Taps {
   private readonly requests: RequestTap[] = [];
   private readonly writes: WriteTap[] = [];
+  /** The request taps as one function, made once (it runs at every request). */
+  private tellRequest: RequestTap | undefined;
 
   onRequest(fn: RequestTap): void {
     this.requests.push(fn);
+    const all = [...this.requests];
+    this.tellRequest =
+      all.length === 1
+        ? fn
+        : (route, method, outcome) => {
+            for (const tap of all) tap(route, method, outcome);
+          };
   }
 
   onStoreWrite(fn: WriteTap): void {
@@ -26,10 +35,7 @@ export class TapHub implements Taps {
 
   /** The request tap, or undefined when nobody listens (the server then works out no route label). */
   requestTap(): RequestTap | undefined {
-    if (this.requests.length === 0) return undefined;
-    return (route, method, outcome) => {
-      for (const fn of this.requests) fn(route, method, outcome);
-    };
+    return this.tellRequest;
   }
 
   storeWrite(ms: number): void {

@@ -43,9 +43,6 @@ export function consoleProjectionOf(extra: () => readonly EventName[]): Projecti
   };
 }
 
-/** The console's view of the bus, of the gateway's own events. */
-export const consoleProjection: Projection = consoleProjectionOf(() => []);
-
 function lastEventId(header: unknown): number | null {
   const raw = Array.isArray(header) ? header[0] : header;
   if (typeof raw !== 'string' || !/^\d{1,16}$/.test(raw.trim())) return null;
