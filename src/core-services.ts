@@ -50,6 +50,7 @@ export function buildCoreServices({ settings, db, kv, clock, log, sink: given, o
     risingIdBase(kv),
     (err) => log.error({ err }, 'event listener failed'),
     settings.sse.replay_bytes,
+    () => clock.now(),
   );
   const tokens = new TokenService(db, settings.link_window_seconds * 1000, clock, bus);
   const security = new SecurityService(db, bus);

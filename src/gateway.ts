@@ -38,14 +38,16 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
   const log = opts.log ?? createLogger({ level: settings.log_level, format: settings.log_format });
   const paths = dataPaths(settings.data_dir);
   // A restore staged before the restart that brought us here; never under a gateway that still runs here.
-  if (!otherGatewayRuns(paths.pid) && applyStagedRestore(paths.db))
-    log.warn({ db: paths.db }, 'the store was restored from a backup');
+  const restored = !otherGatewayRuns(paths.pid) && applyStagedRestore(paths.db);
+  if (restored) log.warn({ db: paths.db }, 'the store was restored from a backup');
   const db = openDb(paths.db);
   const kv = new KvStore(db);
   // What the console set while running (the name, the beeps) wins over flags, as it was left.
   const { dropped } = applyStoredSettings(settings, kv);
   if (dropped.length > 0) log.warn({ settings: dropped }, 'settings set in the console are no longer valid: left out');
   const clock = opts.clock ?? systemClock;
+  /** When this gateway started (start() sets it again): the console's "Running since". */
+  let startedAt = clock.now();
   const taps = new TapHub();
   const onStoreWrite = (ms: number) => taps.storeWrite(ms);
   const core = buildCoreServices({ settings, db, kv, clock, log, sink: opts.audio?.sink, onStoreWrite });
@@ -85,6 +87,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     openApi: { ownHost: (host) => isOwnHost(host, ownNames()), restart: () => opts.onRestart?.() },
     console: {
       version: pkg.version,
+      startedAt: () => startedAt,
+      restoredAt: () => (restored ? startedAt : null),
       restart: () => opts.onRestart?.(),
       pairingSeconds: settings.zigbee.permit_join_seconds,
       settings: () => live.rows(),
@@ -111,6 +115,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     logLevel: () => log.level,
     setLogLevel: (level) => gateway.setLogLevel(level),
     status: (id) => integrations.status(id),
+    call: (id, name, ...args) => integrations.call(id, name, ...args),
   };
   const contextOf = (id: string): IntegrationContext<Settings> => ({
     settings,
@@ -160,6 +165,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     stageRestore: (file, name) => backups.stageRestore(file, name),
     setConsolePassword: (password) => web.console.access.replacePassword(password),
     async start() {
+      startedAt = clock.now();
       integrations.add(await loadIntegrations(settings, [...INTEGRATIONS, ...(opts.addIntegrations ?? [])]), contextOf);
       // The control socket first: a second gateway on this data folder is refused before it serves.
       await integrations.start('listen');

@@ -304,9 +304,12 @@ async function main(): Promise<void> {
       return;
     }
     case 'matter': {
-      if (rest[0] !== undefined && rest[0] !== 'codes') throw new Error('usage: opencube matter [codes]');
+      const word = rest[0];
+      if (word !== undefined && word !== 'codes' && word !== 'open' && word !== 'close')
+        throw new Error('usage: opencube matter [codes | open | close]');
       const { matterCommand } = await import('./integrations/matter/cli.ts');
-      process.stdout.write(await matterCommand(socket, { drawQr: rest[0] !== 'codes' }));
+      const pairing = word === 'open' || word === 'close' ? { pairing: word as 'open' | 'close' } : {};
+      process.stdout.write(await matterCommand(socket, { drawQr: word !== 'codes' && word !== 'close', ...pairing }));
       return;
     }
     default:

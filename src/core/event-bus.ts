@@ -79,6 +79,8 @@ export interface BusEvent<N extends EventName = EventName> {
   data: EventPayloads[N];
   /** `data` serialized once, shared by every stream client. */
   json: string;
+  /** When it was published (ms since the epoch, on the bus's clock): a console shows it. */
+  at: number;
 }
 
 export type Replay = { ok: true; events: BusEvent[] } | { ok: false; oldest: number | null; last: number };
@@ -95,6 +97,7 @@ class KeptEvent implements BusEvent {
     readonly module: string,
     readonly type: string,
     readonly json: string,
+    readonly at: number,
   ) {}
 
   get data(): EventPayloads[EventName] {
@@ -102,8 +105,8 @@ class KeptEvent implements BusEvent {
   }
 }
 
-/** What one kept event costs besides its JSON (the record, its strings, the ring slot), in bytes. */
-const EVENT_OVERHEAD = 160;
+/** What one kept event costs besides its JSON (the record, its strings, its time, the ring slot), in bytes. */
+const EVENT_OVERHEAD = 168;
 
 /** Bytes an event takes in the ring: its JSON (V8 keeps ASCII text at a byte a character) and the record. */
 function sizeOf(e: KeptEvent): number {
@@ -129,12 +132,14 @@ export class EventBus {
    *   across restarts and a stale Last-Event-ID from before a restart is recognised as a gap.
    * @param maxBytes bytes of events kept for replay: the oldest go first when more would be kept
    *   (the newest event is always kept)
+   * @param now the time of an event (the gateway's clock)
    */
   constructor(
     readonly capacity = 10_000,
     firstId = 0,
     private readonly onListenerError: (err: unknown) => void = () => {},
     readonly maxBytes = 16 * 1024 * 1024,
+    private readonly now: () => number = Date.now,
   ) {
     this.ring = new Array(capacity);
     this.lastId = firstId;
@@ -143,8 +148,16 @@ export class EventBus {
   /** Publishes one event to every subscriber and keeps it for replay. */
   publish<N extends EventName>(name: N, data: EventPayloads[N]): BusEvent<N> {
     const [module, type] = name.split('#') as [string, string];
-    const event: BusEvent<N> = { id: ++this.lastId, name, module, type, data, json: JSON.stringify(data) };
-    this.keep(new KeptEvent(event.id, name, module, type, event.json));
+    const event: BusEvent<N> = {
+      id: ++this.lastId,
+      name,
+      module,
+      type,
+      data,
+      json: JSON.stringify(data),
+      at: this.now(),
+    };
+    this.keep(new KeptEvent(event.id, name, module, type, event.json, event.at));
     this.queue.push(event as BusEvent);
     // A listener that publishes (the alarm, on a device state) must not have its event reach the
     // listeners after it before the event it reacts to: events are delivered in id order.

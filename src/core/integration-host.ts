@@ -94,6 +94,11 @@ export class IntegrationHost<S> {
     return this.loaded.find((l) => l.id === id)?.integration.status?.();
   }
 
+  /** Runs one of an integration's calls; undefined when it is not loaded or has no such call. */
+  async call(id: string, name: string, ...args: unknown[]): Promise<unknown> {
+    return this.loaded.find((l) => l.id === id)?.integration.calls?.[name]?.(...args);
+  }
+
   /** Runs `reset` inside the turns of every integration that asks for it. */
   aroundReset(reset: () => Promise<void>): Promise<void> {
     let run = reset;

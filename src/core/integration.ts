@@ -34,6 +34,8 @@ export interface GatewayControl {
   setLogLevel(level: LogLevel): string;
   /** What an integration reports of itself (its `status()`), by id; undefined when it is not loaded. */
   status(id: string): unknown;
+  /** Runs one of an integration's `calls` (`opencube matter open`); undefined when it has no such call. */
+  call(id: string, name: string, ...args: unknown[]): Promise<unknown>;
 }
 
 /** Signals too frequent for the bus, for an integration that counts them (metrics). */
@@ -100,6 +102,8 @@ export interface Integration<S = unknown> {
   stop(): Promise<void> | void;
   /** What it tells of itself (`opencube matter`, the console): GatewayControl.status(id). */
   status?(): unknown;
+  /** What others may ask of it by name (the control socket's commands): GatewayControl.call(id, name). */
+  calls?: Readonly<Record<string, (...args: unknown[]) => Promise<unknown>>>;
   /**
    * Runs the factory reset (`reset`, which clears the store) in its own turn: an integration that
    * keeps state in the store stops first and starts afresh after (the Matter bridge's identity).

@@ -24,7 +24,12 @@ describe('first run', () => {
     const g = await startGateway();
     t.after(() => g.stop());
     const c = consoleClient(g.url);
-    assert.deepEqual((await c.call('GET', '/auth')).body, { password_set: false, logged_in: false, name: 'opencube' });
+    assert.deepEqual((await c.call('GET', '/auth')).body, {
+      password_set: false,
+      logged_in: false,
+      name: 'opencube',
+      restored_at: null,
+    });
     const code = g.gateway.console.access.pendingSetupCode() as string;
     assert.match(code, /^[A-Z2-9]{5}-[A-Z2-9]{5}$/);
     assert.equal((await c.login(PASSWORD)).status, 409, 'no password to log in with yet');

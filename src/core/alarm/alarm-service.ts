@@ -16,7 +16,14 @@ import type { Db, KvStore } from '../../store/db.ts';
 import type { AudioArbiter } from '../audio/arbiter.ts';
 import type { BusEvent, EventBus } from '../event-bus.ts';
 import type { SecurityMode, SecurityOutcome, SecurityService } from '../security.ts';
-import { ALL_DEVICES, type AlarmConfig, type AlarmSound, type DeviceLookup, parseConfigPatch } from './config.ts';
+import {
+  type AlarmConfig,
+  type AlarmSound,
+  type DeviceLookup,
+  defaultConfig,
+  parseConfigPatch,
+  watches,
+} from './config.ts';
 import { AlarmConfigStore } from './config-store.ts';
 import { type AlarmState, loadAlarm, type SavedAlarm, saveAlarm, type Trigger } from './saved.ts';
 import { detections, isLifeSafety } from './triggers.ts';
@@ -101,7 +108,10 @@ export class AlarmService {
   private off: (() => void) | undefined;
 
   constructor(private readonly deps: AlarmDeps) {
-    this.configs = new AlarmConfigStore(deps.db);
+    // A mode nobody configured has the defaults of its kind (Home and Sleep watch the perimeter).
+    this.configs = new AlarmConfigStore(deps.db, (sid) =>
+      defaultConfig(deps.security.list().find((m) => m.sid === sid)?.name ?? ''),
+    );
     const saved = loadAlarm(deps.kv);
     // The armed mode is the one S1 shows; the saved state only says how far it had got.
     const armed = deps.security.armed();
@@ -301,8 +311,7 @@ export class AlarmService {
       return;
     }
     if (this.mode.stage !== 'armed' || this.mode.sid === null || this.alarm.stage !== 'idle') return;
-    const { devices } = this.configs.get(this.mode.sid);
-    if (devices !== ALL_DEVICES && !devices.includes(t.serial_number)) return;
+    if (!watches(this.configs.get(this.mode.sid).devices, t)) return;
     this.startEntry(t);
   }
 

@@ -12,14 +12,18 @@ import type { ConsoleAccess } from './access.ts';
 export interface BackupApi {
   /** A backup of the store as the bytes of one SQLite file (as `opencube backup` writes it). */
   backup(): Promise<Buffer>;
-  /** Checks a backup and stages it for the next start; the caller restarts. */
-  restore(bytes: Buffer): Promise<{ ok: true } | { ok: false; message: string }>;
+  /** Checks a backup and stages it for the next start; the caller restarts. `meta`: what the backup says of itself. */
+  restore(bytes: Buffer): Promise<{ ok: true; meta?: { created_at: string } } | { ok: false; message: string }>;
 }
 
 export interface ConsoleServices extends CoreServices {
   access: ConsoleAccess;
   /** The package version (`0.1.0`). */
   version: string;
+  /** When this gateway started (ms on its clock): "Running since", not the host's boot. */
+  startedAt(): number;
+  /** When this start installed a restore (ms on its clock), or null: the login page says so. */
+  restoredAt(): number | null;
   /** Asks the process to restart; called after the reply is on the wire. */
   restart(): void;
   /** How long pairing stays open when the console opens it (zigbee.permit_join_seconds). */

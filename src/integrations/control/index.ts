@@ -29,6 +29,7 @@ export function controlIntegration(): Integration<Settings> {
         },
         setLogLevel: (level) => g.setLogLevel(level),
         matter: () => g.status('matter'),
+        matterPairing: (open) => g.call('matter', 'pairing', open),
       });
     },
     async stop() {

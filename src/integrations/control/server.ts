@@ -26,6 +26,8 @@ export interface ControlTarget {
   setLogLevel?(level: LogLevel): string;
   /** The Matter bridge's pairing code and fabrics (undefined: the bridge is off). */
   matter?(): unknown;
+  /** Opens (or closes) the bridge's pairing mode for another controller; undefined when the bridge is off. */
+  matterPairing?(open: boolean): Promise<unknown>;
 }
 
 /** Largest backup the control socket takes for a restore. */
@@ -120,6 +122,15 @@ export async function startControlServer(path: string, target: ControlTarget): P
       }
       if (req.method === 'GET' && url.pathname === '/matter' && target.matter) {
         return send(res, 200, { enabled: target.matter() !== undefined, ...(target.matter() ?? {}) });
+      }
+      if (
+        (req.method === 'POST' || req.method === 'DELETE') &&
+        url.pathname === '/matter/pairing' &&
+        target.matterPairing
+      ) {
+        const status = await target.matterPairing(req.method === 'POST');
+        if (status === undefined) return send(res, 409, { error: 'the Matter bridge is off' });
+        return send(res, 200, { enabled: true, ...status });
       }
       if (req.method === 'GET' && url.pathname === '/backup' && target.backup) {
         const file = transferFile(path, 'backup');

@@ -56,6 +56,7 @@ export class MatterIntegration implements Integration<Settings> {
         devices: { update: (serial, body) => devices.update(serial, body, { kind: 'matter' }) },
         bus: ctx.bus,
         log: ctx.log,
+        clock: ctx.clock,
       });
       // A rename while it started reached no bridge yet.
       if (ctx.settings.name !== name) await this.handle.rename(ctx.settings.name);
@@ -116,6 +117,17 @@ export class MatterIntegration implements Integration<Settings> {
     });
   }
 
+  /** Opens (true) or closes pairing mode for another controller; undefined while the bridge is off. */
+  private pairing(open: boolean): Promise<MatterStatus> | undefined {
+    const m = this.handle;
+    return m && (open ? m.openPairing() : m.closePairing());
+  }
+
+  /** `opencube matter open|close` (the control socket). */
+  readonly calls = {
+    pairing: async (open: unknown) => this.pairing(open === true),
+  };
+
   /** What the console shows of the bridge: off, or its status with the QR code to scan. */
   private view(): MatterView {
     const ctx = this.context();
@@ -151,6 +163,36 @@ export class MatterIntegration implements Integration<Settings> {
                 409,
               );
             }
+            return answered(this.view());
+          },
+        },
+        {
+          method: 'POST',
+          path: '/matter/pairing',
+          summary: 'Opens pairing mode again for another controller: the same code works for 15 minutes',
+          handle: async () => {
+            const opened = this.pairing(true);
+            if (!opened) return refused(ErrorCode.SERVER_ERROR, 'the Matter bridge is off', 409);
+            try {
+              await opened;
+            } catch (err) {
+              return refused(
+                ErrorCode.SERVER_ERROR,
+                `pairing mode could not be opened: ${(err as Error).message}`,
+                409,
+              );
+            }
+            return answered(this.view());
+          },
+        },
+        {
+          method: 'DELETE',
+          path: '/matter/pairing',
+          summary: 'Closes pairing mode opened for another controller',
+          handle: async () => {
+            const closed = this.pairing(false);
+            if (!closed) return refused(ErrorCode.SERVER_ERROR, 'the Matter bridge is off', 409);
+            await closed;
             return answered(this.view());
           },
         },

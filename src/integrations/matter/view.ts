@@ -8,6 +8,8 @@ export type MatterView =
       commissioned: boolean;
       manual_pairing_code: string;
       qr_payload: string;
+      /** Whether a controller can add the bridge now; `until`: when pairing mode opened for another one closes. */
+      pairing: { open: boolean; until: string | null };
       /** The QR code controllers scan, an SVG image. */
       qr_svg: string;
       port: number;
