@@ -10,10 +10,13 @@
 import { ErrorCode } from '../../catalog/errors.ts';
 import { bool, obj, str } from '../../catalog/schema.ts';
 import type { Integration, IntegrationContext } from '../../core/integration.ts';
-import { answered, type RouteDecl, refused } from '../../core/route.ts';
+import { answered, type RouteAnswer, type RouteDecl, refused } from '../../core/route.ts';
 import type { Settings } from '../../settings/index.ts';
 import type { MatterHandle, MatterStatus } from './index.ts';
 import type { MatterView } from './view.ts';
+
+/** A request that needs the bridge while it is off (409 in the console). */
+const OFF = refused(ErrorCode.SERVER_ERROR, 'the Matter bridge is off', 409);
 
 /** Where the store keeps the console's switch. */
 const SWITCH_KEY = 'matter_enabled';
@@ -128,6 +131,16 @@ export class MatterIntegration implements Integration<Settings> {
     pairing: async (open: unknown) => this.pairing(open === true),
   };
 
+  /** The view once `step` (the switch, pairing mode) is done, or why it could not be (409 in the console). */
+  private async viewAfter(step: Promise<unknown>, words: string): Promise<RouteAnswer> {
+    try {
+      await step;
+    } catch (err) {
+      return refused(ErrorCode.SERVER_ERROR, `${words}: ${(err as Error).message}`, 409);
+    }
+    return answered(this.view());
+  }
+
   /** What the console shows of the bridge: off, or its status with the QR code to scan. */
   private view(): MatterView {
     const ctx = this.context();
@@ -153,47 +166,24 @@ export class MatterIntegration implements Integration<Settings> {
           path: '/matter',
           summary: 'Turns the Matter bridge on or off (kept in the store: it stays so across restarts)',
           body: obj({ enabled: bool() }),
-          handle: async ({ body }) => {
-            try {
-              await this.switch(body.enabled);
-            } catch (err) {
-              return refused(
-                ErrorCode.SERVER_ERROR,
-                `the Matter bridge could not start: ${(err as Error).message}`,
-                409,
-              );
-            }
-            return answered(this.view());
-          },
+          handle: ({ body }) => this.viewAfter(this.switch(body.enabled), 'the Matter bridge could not start'),
         },
         {
           method: 'POST',
           path: '/matter/pairing',
           summary: 'Opens pairing mode again for another controller: the same code works for 15 minutes',
-          handle: async () => {
+          handle: () => {
             const opened = this.pairing(true);
-            if (!opened) return refused(ErrorCode.SERVER_ERROR, 'the Matter bridge is off', 409);
-            try {
-              await opened;
-            } catch (err) {
-              return refused(
-                ErrorCode.SERVER_ERROR,
-                `pairing mode could not be opened: ${(err as Error).message}`,
-                409,
-              );
-            }
-            return answered(this.view());
+            return opened ? this.viewAfter(opened, 'pairing mode could not be opened') : OFF;
           },
         },
         {
           method: 'DELETE',
           path: '/matter/pairing',
           summary: 'Closes pairing mode opened for another controller',
-          handle: async () => {
+          handle: () => {
             const closed = this.pairing(false);
-            if (!closed) return refused(ErrorCode.SERVER_ERROR, 'the Matter bridge is off', 409);
-            await closed;
-            return answered(this.view());
+            return closed ? this.viewAfter(closed, 'pairing mode could not be closed') : OFF;
           },
         },
         {
@@ -203,7 +193,7 @@ export class MatterIntegration implements Integration<Settings> {
           params: { index: str({ maxLength: 3 }) },
           handle: async ({ params }) => {
             const m = this.handle;
-            if (!m) return refused(ErrorCode.SERVER_ERROR, 'the Matter bridge is off', 409);
+            if (!m) return OFF;
             const index = Number(params.index);
             if (!/^[1-9][0-9]*$/.test(params.index) || index > 254)
               return refused(
