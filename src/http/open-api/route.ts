@@ -102,6 +102,35 @@ export function openApiRoute(decl: RouteDecl): RouteSpec {
 
 const NO_PARAMS: Record<string, string> = {};
 
+/**
+ * A handler's input. What few handlers read (the actor, the base URL) is worked out when read, by
+ * getters of the class: every request passes here (GET bridge is polled), and an object literal's
+ * getters would be two closures made for each one.
+ */
+class HandlerInput implements RouteInput {
+  constructor(
+    readonly params: Record<string, string>,
+    readonly query: Record<string, unknown>,
+    // biome-ignore lint/suspicious/noExplicitAny: checked at run time against the declared schema
+    readonly body: any,
+    readonly token: TokenInfo | undefined,
+    readonly version: string,
+    readonly req: FastifyRequest,
+    readonly reply: FastifyReply,
+  ) {}
+
+  /** The token's app, for the activity log (read by the handlers of commands). */
+  get actor(): Actor | undefined {
+    const t = this.token;
+    return t && { kind: 'app', tokenId: t.id, name: t.app_name };
+  }
+
+  /** Where the client reached the gateway (read by the few handlers that hand out a URL). */
+  get baseUrl(): string {
+    return `${this.req.protocol}://${this.req.host}`;
+  }
+}
+
 /** Checks of answers, when asked for (tests): every success's `data` against the declared answer. */
 export interface AnswerCheck {
   violations: { route: string; errors: string[] }[];
@@ -147,23 +176,9 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteSpec[
         // A handler that writes the envelope itself (a cached body, straight to the socket) writes a
         // success; a failure goes through sendEnvelope or sendFailure, which say so.
         if (spec.envelope !== false && !spec.produces) reply.outcome = '0';
-        const result = await spec.handle({
-          params: input.params,
-          query: input.query,
-          body: input.body,
-          token,
-          // Read by the handlers of commands only; worked out only for them.
-          get actor(): Actor | undefined {
-            return token && { kind: 'app', tokenId: token.id, name: token.app_name };
-          },
-          version,
-          // Read by the few handlers that hand out a URL; worked out only for them.
-          get baseUrl() {
-            return `${req.protocol}://${req.host}`;
-          },
-          req,
-          reply,
-        });
+        const result = await spec.handle(
+          new HandlerInput(input.params, input.query, input.body, token, version, req, reply),
+        );
         if ('sent' in result) return reply;
         if (!result.ok) return sendEnvelope(reply, fail(result.code, result.message));
         if (answer) {
