@@ -9,6 +9,8 @@
  * delivered right after the one being delivered, so every subscriber sees events in id order.
  */
 
+import type { BindingView, FirmwareEvent, GroupEvent, NetworkMapEvent } from './zigbee-upkeep/views.ts';
+
 /**
  * Event payloads by name (`<module>#<messageType>`). The device, security and bridge events are
  * the Open API's (the stream adds the version: `device#v2#addDevice`); the others are the
@@ -46,6 +48,14 @@ export interface EventPayloads {
   'settings#changed': { payload: { key: string; value: unknown; was: unknown } };
   /** The gateway was renamed (the setting `name`): what shows the name (mDNS, bridges) follows. On no stream. */
   'gateway#renamed': { payload: { name: string; was: string } };
+  /** A Zigbee device's firmware: a check, an update queued, its progress, its end (src/core/zigbee-upkeep/). */
+  'zigbee#firmware': { payload: FirmwareEvent };
+  /** A Zigbee group was created, changed (name, members) or removed. */
+  'zigbee#group': { payload: GroupEvent };
+  /** A Zigbee device's bindings changed. */
+  'zigbee#bindings': { payload: { serial_number: string; bindings: BindingView[] } };
+  /** A scan of a Zigbee network's map started, finished or failed. */
+  'zigbee#networkMap': { payload: NetworkMapEvent };
   /** A run of a scene or automation started (src/automations). */
   'automation#runStarted': { payload: { automation_id: string; run_id: string; name: string; trigger: string } };
   /** A run ended: `finished`, `failed` (an action failed; the others ran) or `stopped` (with why). */

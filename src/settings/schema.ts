@@ -273,6 +273,13 @@ export const settingDefs = [
     description: 'Mode `herdsman`: a battery-powered device not heard from for this long is offline.',
   },
   {
+    key: 'zigbee.ota_index',
+    schema: str(),
+    default: '',
+    description:
+      'Where firmware updates come from: a folder of OTA images (with or without an `index.json`), an index file, or the URL of an index, in the format zigbee-herdsman-converters reads. Mode `herdsman`: empty means the public zigbee-OTA index (fetched only when a check or an update is asked for); mode `z2m`: empty leaves it to Zigbee2MQTT, a folder or a file is read by Zigbee2MQTT (on the same machine), a URL passed on.',
+  },
+  {
     key: 'zigbee.sim_devices',
     schema: int({ min: 0, max: 2000 }),
     default: 16,

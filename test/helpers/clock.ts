@@ -51,6 +51,11 @@ export class ManualClock implements Clock {
   pending(): number {
     return this.timers.length;
   }
+
+  /** When the timers not yet fired are due (epoch ms, soonest first). */
+  dueTimes(): number[] {
+    return this.timers.map((x) => x.at).sort((a, b) => a - b);
+  }
 }
 
 /** Lets real I/O (sockets, child processes) run: the clock of the gateway is manual, the network is not. */

@@ -158,7 +158,7 @@ export class DeviceService {
   }
 
   /** The drivers that have started, in registration order. */
-  private live(): Driver[] {
+  live(): Driver[] {
     return [...this.drivers.values()].filter((d) => this.running.has(d.id));
   }
 
