@@ -182,7 +182,7 @@ async function viaSocketOrStore<T>(
   try {
     return await socket();
   } catch (err) {
-    if (!(err instanceof (await import('./control/client.ts')).NotRunningError)) throw err;
+    if (!(err instanceof (await import('./lib/control-client.ts')).NotRunningError)) throw err;
     const file = join(resolve(settings.data_dir), 'gateway.db');
     // Do not create a store where there is none: the user most likely gave the wrong folder.
     if (!existsSync(file)) throw new Error(`no gateway runs on ${resolve(settings.data_dir)} and it holds no store`);
@@ -222,7 +222,7 @@ async function main(): Promise<void> {
   /** Writes to stdout with each `opencube COMMAND` in the user's form. */
   const out = async (text: string) => process.stdout.write(await forUser(text));
   const controlRequest = async <T>(method: string, path: string, body?: unknown): Promise<T> =>
-    (await import('./control/client.ts')).controlRequest<T>(socket, method, path, body);
+    (await import('./lib/control-client.ts')).controlRequest<T>(socket, method, path, body);
   switch (command) {
     case 'help': {
       const help = await import('./cli/help.ts');

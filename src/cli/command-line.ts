@@ -1,5 +1,5 @@
 /** The `opencube` command line as the CLI reads it (commands from commands.ts, flags from the settings schema). */
-import { flagName, loadSettings, type SettingDef, type Settings, settingDefs } from '../settings/index.ts';
+import { flagName, loadSettings, type SettingDef, type Settings, settingDefs, settingType } from '../settings/index.ts';
 import { type FlagSpec, parseArgs, UsageError } from './args.ts';
 import { COMMANDS } from './commands.ts';
 
@@ -21,7 +21,7 @@ export function parseCommandLine(
     { name: 'yes', type: 'boolean' },
   ];
   for (const def of settingDefs as readonly SettingDef[])
-    specs.push({ name: flagName(def), type: def.type === 'bool' ? 'boolean' : 'string' });
+    specs.push({ name: flagName(def), type: settingType(def) === 'bool' ? 'boolean' : 'string' });
   const { command, commandGiven, words, flags } = parseArgs(argv, specs, COMMANDS, 'start');
   const { help, version, supervise, yes, ...settingFlags } = flags;
   if (help || version || command === 'help') {

@@ -4,7 +4,7 @@
  * Everything here is rendered from the command table (commands.ts) and the settings schema, so
  * the help cannot fall behind either.
  */
-import { envName, flagName, type SettingDef, settingDefs } from '../settings/index.ts';
+import { envName, flagName, type SettingDef, settingDefs, settingRange, settingType } from '../settings/index.ts';
 import { COMMANDS, type CommandDef } from './commands.ts';
 import { asInvoked } from './invocation.ts';
 
@@ -64,7 +64,7 @@ function plain(text: string): string {
 /** The flag as typed: `--port NUMBER`, `--mdns, --no-mdns`, `--log-format auto|json|pretty`. */
 export function flagLabel(def: SettingDef): string {
   const flag = `--${flagName(def)}`;
-  switch (def.type) {
+  switch (settingType(def)) {
     case 'bool':
       return `${flag}, --no-${flagName(def)}`;
     case 'int':
@@ -72,7 +72,7 @@ export function flagLabel(def: SettingDef): string {
     case 'list':
       return `${flag} LIST`;
     case 'enum': {
-      const values = (def.values ?? []).join('|');
+      const values = (settingRange(def).values ?? []).join('|');
       return values.length <= 24 ? `${flag} ${values}` : `${flag} VALUE`;
     }
     default:
@@ -88,14 +88,16 @@ function showDefault(value: unknown): string {
 
 /** Type, allowed values, default and environment variable of a setting, in one sentence. */
 export function flagFacts(def: SettingDef): string {
+  const type = settingType(def);
+  const { min, max, values } = settingRange(def);
   const kind =
-    def.type === 'int'
-      ? `integer ${def.min ?? ''}..${def.max ?? ''}`
-      : def.type === 'bool'
+    type === 'int'
+      ? `integer ${min ?? ''}..${max ?? ''}`
+      : type === 'bool'
         ? 'true or false'
-        : def.type === 'enum'
-          ? `one of ${(def.values ?? []).join(', ')}`
-          : def.type === 'list'
+        : type === 'enum'
+          ? `one of ${(values ?? []).join(', ')}`
+          : type === 'list'
             ? 'comma-separated list'
             : 'text';
   return `[${kind}; default ${showDefault(def.default)}; env ${envName(def)}]`;

@@ -7,9 +7,9 @@
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
-import { controlRequest, controlTransfer, NotRunningError } from '../control/client.ts';
 import { type BackupContents, type BackupMeta, writeBackup } from '../core/maintenance/store-backup.ts';
 import { installRestore, prepareRestore, type RestoreCheck, stagedPath } from '../core/maintenance/store-restore.ts';
+import { controlRequest, controlTransfer, NotRunningError } from '../lib/control-client.ts';
 import { fileProblem } from '../lib/file-problem.ts';
 import { isLogLevel } from '../lib/logger.ts';
 import { redactText } from '../lib/redact.ts';

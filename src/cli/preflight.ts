@@ -11,7 +11,7 @@ import { mkdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { socketAnswers } from '../control/client.ts';
+import { socketAnswers } from '../lib/control-client.ts';
 import type { Settings } from '../settings/index.ts';
 import { shellWord } from './invocation.ts';
 

@@ -41,6 +41,13 @@ export interface EventPayloads {
   'session#revoked': { payload: { session_id: string } };
   /** Pairing was opened or closed from the console (with when it closes by itself). */
   'pairing#window': { payload: { open: boolean; until: string | null } };
+  /**
+   * A live setting changed in the console (its value is already in the settings and the store):
+   * what runs and reads it applies it. On no stream.
+   */
+  'settings#changed': { payload: { key: string; value: unknown; was: unknown } };
+  /** The gateway was renamed (the setting `name`): what shows the name (mDNS, bridges) follows. On no stream. */
+  'gateway#renamed': { payload: { name: string; was: string } };
   /** A Zigbee device's firmware: a check, an update queued, its progress, its end (src/core/zigbee-upkeep/). */
   'zigbee#firmware': { payload: FirmwareEvent };
   /** A Zigbee group was created, changed (name, members) or removed. */
@@ -245,4 +252,15 @@ export class EventBus {
     }
     return { ok: true, events };
   }
+}
+
+/**
+ * The first event id of this start. Ids rise across restarts, so a Last-Event-ID from before a
+ * restart is seen as a gap: each start takes a range above the clock and above the previous start
+ * (a box without a real-time clock may boot with its clock behind), kept in the store.
+ */
+export function risingIdBase(kept: { get<T>(key: string, fallback: T): T; set(key: string, value: unknown): void }) {
+  const base = Math.max(Date.now() * 1000, kept.get<number>('event_id_base', 0) + 1_000_000_000);
+  kept.set('event_id_base', base);
+  return base;
 }

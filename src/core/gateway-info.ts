@@ -59,3 +59,32 @@ export function isOwnHost(hostHeader: string | undefined, names: readonly string
   if (ADDON_HOST_NAMES.includes(host)) return true;
   return names.some((n) => n.toLowerCase().replace(/\.$/, '') === host);
 }
+
+/**
+ * G4's answer, cached: the LAN address can change (DHCP), so it is looked up again at most every
+ * 10 s; a rename (`gateway#renamed`) shows at once. The same object while nothing changed.
+ */
+export class GatewayInfoCache {
+  private cache: { at: number; info: GatewayInfo } | undefined;
+
+  constructor(
+    private readonly read: () => { name: string; domain: string; version: string },
+    bus: { subscribe(fn: (e: { name: string }) => void): () => void },
+  ) {
+    bus.subscribe((e) => {
+      if (e.name === 'gateway#renamed') this.cache = undefined;
+    });
+  }
+
+  info(): GatewayInfo {
+    const now = Date.now();
+    if (!this.cache || now - this.cache.at > 10_000) {
+      const lan = lanInterface();
+      const { name, domain, version } = this.read();
+      const next: GatewayInfo = { ip: lan.ip, mac: lan.mac, name, domain, fw_version: threePartVersion(version) };
+      const same = this.cache && JSON.stringify(this.cache.info) === JSON.stringify(next);
+      this.cache = { at: now, info: same && this.cache ? this.cache.info : next };
+    }
+    return this.cache.info;
+  }
+}

@@ -1,5 +1,5 @@
 /** Types shared inside the camera folder: what a probe learns, and outcomes as values. */
-import type { ErrorCodeValue } from '../../catalog/errors.ts';
+import type { ErrorCodeValue, Failed } from '../../catalog/errors.ts';
 import { errorMessages } from '../../catalog/errors.ts';
 import type { CameraProtocol } from './stream-url.ts';
 
@@ -22,11 +22,7 @@ export interface StreamFacts {
 }
 
 /** A failure with its code; `message` never holds credentials. */
-export interface CameraFailure {
-  ok: false;
-  code: ErrorCodeValue;
-  message: string;
-}
+export type CameraFailure = Failed;
 
 export type ProbeOutcome = { ok: true; facts: StreamFacts } | CameraFailure;
 

@@ -3,11 +3,11 @@ import { chmodSync, createReadStream, createWriteStream, existsSync, rmSync, unl
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { BackupContents } from '../core/maintenance/store-backup.ts';
-import type { RestoreCheck } from '../core/maintenance/store-restore.ts';
-import type { PressResult, TokenInfo, TokenService } from '../core/tokens.ts';
-import { isLogLevel, type LogLevel } from '../lib/logger.ts';
-import { socketAnswers } from './client.ts';
+import type { BackupContents } from '../../core/maintenance/store-backup.ts';
+import type { RestoreCheck } from '../../core/maintenance/store-restore.ts';
+import type { PressResult, TokenInfo, TokenService } from '../../core/tokens.ts';
+import { socketAnswers } from '../../lib/control-client.ts';
+import { isLogLevel, type LogLevel } from '../../lib/logger.ts';
 
 /** What the control channel needs of the gateway. */
 export interface ControlTarget {

@@ -2,7 +2,7 @@ import { createReadStream, createWriteStream, existsSync, readFileSync, statSync
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { pipeline } from 'node:stream/promises';
-import { fileProblem } from '../lib/file-problem.ts';
+import { fileProblem } from './file-problem.ts';
 
 /** Whether something listens on the unix socket at `path` (a gateway running on its data folder). */
 export function socketAnswers(path: string): Promise<boolean> {
