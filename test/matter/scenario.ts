@@ -32,6 +32,9 @@ const env: NodeJS.ProcessEnv = {
   OPENCUBE_MATTER_LISTEN_ADDRESSES: '::1,127.0.0.1',
   OPENCUBE_MDNS: 'false',
   OPENCUBE_LOG_LEVEL: 'warn',
+  // The commands the gateway prints take the form that started it (src/cli/invocation.ts): fixed
+  // to the installed form, as test/helpers/cli.ts does, so the advice reads the same anywhere.
+  OPENCUBE_COMMAND: 'opencube',
 };
 
 let gateway: ChildProcess | undefined;
