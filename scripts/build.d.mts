@@ -22,5 +22,7 @@ export function build(
   root?: string,
   opts?: { outDir?: string; force?: boolean; log?: (line: string) => void },
 ): Metafile;
-/** Builds dist/ when src/ changed since its last build. */
-export function ensureBuilt(root?: string, opts?: { log?: (line: string) => void }): void;
+/** Builds dist/ when src/ changed since its last build, in a child process; throws BuildFailed (its message may be empty: the build said why). */
+export function ensureBuilt(root?: string): void;
+/** A failed build (what failed was printed by the build process). */
+export class BuildFailed extends Error {}

@@ -93,6 +93,7 @@ MODELS.forEach(([family, model], order) => {
     zigbee_model: def.zigbeeModel?.[0] ?? prepared.model,
     power_source: battery ? 'Battery' : 'Mains (single phase)',
     type: battery ? 'EndDevice' : 'Router',
+    supports_ota: Boolean(prepared.ota),
     exposes,
   };
   const file = `${String(order).padStart(2, '0')}-${model.replace(/[^A-Za-z0-9_-]+/g, '_')}.json`;

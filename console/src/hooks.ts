@@ -22,7 +22,12 @@ export function useRoute(): string[] {
       .map((p) => decodeURIComponent(p));
   const [route, setRoute] = useState(read());
   useEffect(() => {
-    const on = () => setRoute(read());
+    const on = () => {
+      setRoute(read());
+      // A new page starts at the top: the browser keeps the scroll of the page before (a device
+      // opened from far down the list would show its bottom first).
+      window.scrollTo(0, 0);
+    };
     addEventListener('hashchange', on);
     return () => removeEventListener('hashchange', on);
   }, []);

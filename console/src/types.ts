@@ -1,6 +1,14 @@
 /** What the console's API answers (src/http/console). */
 
-export type { Control, Layout, MatterView, Reading, SettingView } from '../../src/http/console/views.ts';
+export type {
+  CameraView,
+  CapabilityView,
+  Control,
+  Layout,
+  MatterView,
+  Reading,
+  SettingView,
+} from '../../src/http/console/views.ts';
 
 import type { Layout } from '../../src/http/console/views.ts';
 
@@ -37,7 +45,7 @@ export interface AlarmStatus {
   alarm_state: 'normal' | 'alarming';
   mode: { sid: number; name: string } | null;
   ends_at: string | null;
-  trigger: { serial_number: string; capability: string } | null;
+  trigger: { serial_number: string; capability: string; device_offline?: boolean } | null;
   sound: string | null;
 }
 
@@ -46,12 +54,24 @@ export interface ModeConfig {
   entry_delay: number;
   alarm_sound: string;
   alarm_duration: number;
-  devices: 'all' | string[];
+  /** Every sensor, those of some kinds (including ones added later), or the ones listed. */
+  devices: 'all' | string[] | { kinds: string[] };
 }
 
 export interface Security {
-  modes: { sid: number; name: string; enable: boolean; config: ModeConfig | null }[];
+  modes: {
+    sid: number;
+    name: string;
+    enable: boolean;
+    config: ModeConfig | null;
+    /** The sensors that set it off now, each with the kinds of detection watched. */
+    watching: { serial_number: string; name: string; kinds: string[] }[];
+  }[];
   alarm: AlarmStatus;
   sounds: string[];
-  sensors: { serial_number: string; name: string; display_category: string }[];
+  /** The kinds of intrusion sensor a mode can watch (contact, motion, tamper-alert). */
+  kinds: string[];
+  /** Smoke, gas and leak detectors: they ring in every mode. */
+  always: { serial_number: string; name: string }[];
+  sensors: { serial_number: string; name: string; display_category: string; kinds: string[] }[];
 }

@@ -11,7 +11,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { join } from 'node:path';
-import { controlRequest } from '../../src/control/client.ts';
+import { controlRequest } from '../../src/lib/control-client.ts';
 import { tempDir } from '../../test/helpers/foundation.ts';
 import { type GatewayProcess, launchGateway } from './gateway-process.ts';
 

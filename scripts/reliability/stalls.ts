@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { controlTransfer } from '../../src/control/client.ts';
+import { controlTransfer } from '../../src/lib/control-client.ts';
 import { bigWav, growBackup } from '../../test/helpers/big-files.ts';
 import { runCli } from '../../test/helpers/cli.ts';
 import { tempDir } from '../../test/helpers/foundation.ts';

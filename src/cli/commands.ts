@@ -60,7 +60,7 @@ export const COMMANDS: readonly CommandDef[] = [
     usage: '',
     summary: 'factory reset: clears every token, device and TTS engine',
     example: 'opencube reset --data-dir ./data',
-    details: `The speaker's settings and the security modes stay. ${DATA_DIR}`,
+    details: `The speaker's settings and the security modes stay. At a terminal it asks first; elsewhere (a script, a pipe) it needs --yes. ${DATA_DIR}`,
   },
   {
     name: 'backup',
@@ -104,10 +104,10 @@ export const COMMANDS: readonly CommandDef[] = [
   {
     name: 'matter',
     maxWords: 1,
-    usage: '[codes]',
-    summary: "the Matter bridge's pairing code, QR code and the controllers that have it",
-    example: 'opencube matter',
-    details: `\`codes\` prints the codes without drawing the QR code (docs/matter.md). ${DATA_DIR}`,
+    usage: '[codes | open | close]',
+    summary: "the Matter bridge's pairing code, QR code, pairing mode and the controllers that have it",
+    example: 'opencube matter open',
+    details: `\`codes\` prints the codes without drawing the QR code; \`open\` opens pairing mode for 15 minutes so that another controller can add the bridge with the same code (once one controller has it, the code works only then), \`close\` closes it (docs/matter.md). ${DATA_DIR}`,
   },
   {
     name: 'help',

@@ -9,6 +9,8 @@
  * delivered right after the one being delivered, so every subscriber sees events in id order.
  */
 
+import type { BindingView, FirmwareEvent, GroupEvent, NetworkMapEvent } from './zigbee-upkeep/views.ts';
+
 /**
  * Event payloads by name (`<module>#<messageType>`). The device, security and bridge events are
  * the Open API's (the stream adds the version: `device#v2#addDevice`); the others are the
@@ -41,6 +43,37 @@ export interface EventPayloads {
   'session#revoked': { payload: { session_id: string } };
   /** Pairing was opened or closed from the console (with when it closes by itself). */
   'pairing#window': { payload: { open: boolean; until: string | null } };
+  /**
+   * A live setting changed in the console (its value is already in the settings and the store):
+   * what runs and reads it applies it. On no stream.
+   */
+  'settings#changed': { payload: { key: string; value: unknown; was: unknown } };
+  /** The gateway was renamed (the setting `name`): what shows the name (mDNS, bridges) follows. On no stream. */
+  'gateway#renamed': { payload: { name: string; was: string } };
+  /** A Zigbee device's firmware: a check, an update queued, its progress, its end (src/core/zigbee-upkeep/). */
+  'zigbee#firmware': { payload: FirmwareEvent };
+  /** A Zigbee group was created, changed (name, members) or removed. */
+  'zigbee#group': { payload: GroupEvent };
+  /** A Zigbee device's bindings changed. */
+  'zigbee#bindings': { payload: { serial_number: string; bindings: BindingView[] } };
+  /** A scan of a Zigbee network's map started, finished or failed. */
+  'zigbee#networkMap': { payload: NetworkMapEvent };
+  /** A run of a scene or automation started (src/automations). */
+  'automation#runStarted': { payload: { automation_id: string; run_id: string; name: string; trigger: string } };
+  /** A run ended: `finished`, `failed` (an action failed; the others ran) or `stopped` (with why). */
+  'automation#runFinished': {
+    payload: { automation_id: string; run_id: string; name: string; result: string; reason: string | null };
+  };
+  /** A `notify` action, or the engine telling of a loop it stopped. */
+  'automation#notify': { payload: { automation_id: string; run_id: string | null; name: string; message: string } };
+  /** A definition was saved, removed, enabled, disabled, or became broken or whole again. */
+  'automation#changed': {
+    payload: {
+      automation_id: string;
+      change: 'saved' | 'removed' | 'enabled' | 'disabled' | 'broken' | 'repaired';
+      broken: string[] | null;
+    };
+  };
 }
 
 export interface Endpoint {
@@ -58,6 +91,8 @@ export interface BusEvent<N extends EventName = EventName> {
   data: EventPayloads[N];
   /** `data` serialized once, shared by every stream client. */
   json: string;
+  /** When it was published (ms since the epoch, on the bus's clock): a console shows it. */
+  at: number;
 }
 
 export type Replay = { ok: true; events: BusEvent[] } | { ok: false; oldest: number | null; last: number };
@@ -74,6 +109,7 @@ class KeptEvent implements BusEvent {
     readonly module: string,
     readonly type: string,
     readonly json: string,
+    readonly at: number,
   ) {}
 
   get data(): EventPayloads[EventName] {
@@ -81,8 +117,8 @@ class KeptEvent implements BusEvent {
   }
 }
 
-/** What one kept event costs besides its JSON (the record, its strings, the ring slot), in bytes. */
-const EVENT_OVERHEAD = 160;
+/** What one kept event costs besides its JSON (the record, its strings, its time, the ring slot), in bytes. */
+const EVENT_OVERHEAD = 168;
 
 /** Bytes an event takes in the ring: its JSON (V8 keeps ASCII text at a byte a character) and the record. */
 function sizeOf(e: KeptEvent): number {
@@ -108,12 +144,14 @@ export class EventBus {
    *   across restarts and a stale Last-Event-ID from before a restart is recognised as a gap.
    * @param maxBytes bytes of events kept for replay: the oldest go first when more would be kept
    *   (the newest event is always kept)
+   * @param now the time of an event (the gateway's clock)
    */
   constructor(
     readonly capacity = 10_000,
     firstId = 0,
     private readonly onListenerError: (err: unknown) => void = () => {},
     readonly maxBytes = 16 * 1024 * 1024,
+    private readonly now: () => number = Date.now,
   ) {
     this.ring = new Array(capacity);
     this.lastId = firstId;
@@ -122,8 +160,16 @@ export class EventBus {
   /** Publishes one event to every subscriber and keeps it for replay. */
   publish<N extends EventName>(name: N, data: EventPayloads[N]): BusEvent<N> {
     const [module, type] = name.split('#') as [string, string];
-    const event: BusEvent<N> = { id: ++this.lastId, name, module, type, data, json: JSON.stringify(data) };
-    this.keep(new KeptEvent(event.id, name, module, type, event.json));
+    const event: BusEvent<N> = {
+      id: ++this.lastId,
+      name,
+      module,
+      type,
+      data,
+      json: JSON.stringify(data),
+      at: this.now(),
+    };
+    this.keep(new KeptEvent(event.id, name, module, type, event.json, event.at));
     this.queue.push(event as BusEvent);
     // A listener that publishes (the alarm, on a device state) must not have its event reach the
     // listeners after it before the event it reacts to: events are delivered in id order.
@@ -208,4 +254,15 @@ export class EventBus {
     }
     return { ok: true, events };
   }
+}
+
+/**
+ * The first event id of this start. Ids rise across restarts, so a Last-Event-ID from before a
+ * restart is seen as a gap: each start takes a range above the clock and above the previous start
+ * (a box without a real-time clock may boot with its clock behind), kept in the store.
+ */
+export function risingIdBase(kept: { get<T>(key: string, fallback: T): T; set(key: string, value: unknown): void }) {
+  const base = Math.max(Date.now() * 1000, kept.get<number>('event_id_base', 0) + 1_000_000_000);
+  kept.set('event_id_base', base);
+  return base;
 }

@@ -73,3 +73,13 @@ export class KvStore {
     this.delStmt.run(key);
   }
 }
+
+/** Readiness of the store (GET /ready): it answers a query. */
+export function storeReadiness(db: Db): { name: 'store'; ok: boolean; reason?: string } {
+  try {
+    db.prepare('SELECT 1').get();
+    return { name: 'store', ok: true };
+  } catch (err) {
+    return { name: 'store', ok: false, reason: (err as Error).message };
+  }
+}

@@ -147,4 +147,62 @@ export const migrations: readonly { version: number; sql: string }[] = [
   );
     `,
   },
+  {
+    // Scenes and automations (src/automations): the definitions (one row each, `version` rising at
+    // every save, the checked definition as JSON; `broken` says why one naming a removed device is
+    // skipped), the runs journal (a run's step and the absolute deadline of its delay or wait, in
+    // the store before the wait starts, so a restart resumes it), the `for` holds of triggers
+    // (their deadlines), the cursor of each scheduled trigger (the last instant it fired or was
+    // passed over: no occurrence runs twice) and the traces (a bounded ring per automation and
+    // bucket: runs, failures, triggers evaluated but not run).
+    version: 7,
+    sql: `
+  CREATE TABLE automations (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    enabled INTEGER NOT NULL,
+    version INTEGER NOT NULL,
+    definition TEXT NOT NULL,
+    broken TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE TABLE automation_runs (
+    id TEXT PRIMARY KEY,
+    automation_id TEXT NOT NULL REFERENCES automations (id) ON DELETE CASCADE,
+    version INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    step INTEGER NOT NULL,
+    deadline INTEGER,
+    context TEXT NOT NULL,
+    trace TEXT NOT NULL,
+    queued_at INTEGER NOT NULL
+  );
+  CREATE INDEX automation_runs_by_automation ON automation_runs (automation_id, queued_at);
+  CREATE TABLE automation_holds (
+    automation_id TEXT NOT NULL REFERENCES automations (id) ON DELETE CASCADE,
+    trigger_index INTEGER NOT NULL,
+    version INTEGER NOT NULL,
+    deadline INTEGER NOT NULL,
+    context TEXT NOT NULL,
+    PRIMARY KEY (automation_id, trigger_index)
+  );
+  CREATE TABLE automation_cursors (
+    automation_id TEXT NOT NULL REFERENCES automations (id) ON DELETE CASCADE,
+    trigger_index INTEGER NOT NULL,
+    instant INTEGER NOT NULL,
+    PRIMARY KEY (automation_id, trigger_index)
+  );
+  CREATE TABLE automation_traces (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    automation_id TEXT NOT NULL REFERENCES automations (id) ON DELETE CASCADE,
+    run_id TEXT NOT NULL,
+    bucket TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    trace TEXT NOT NULL
+  );
+  CREATE INDEX automation_traces_by_bucket ON automation_traces (automation_id, bucket, id);
+    `,
+  },
 ];

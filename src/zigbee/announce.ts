@@ -78,8 +78,11 @@ export function announceZigbeeDevice(
     if (Object.keys(labels).length > 0 && !isObject(existing.tags?.toggle))
       info.tags = { ...existing.tags, toggle: labels };
   }
+  // A firmware update (or one made elsewhere) shows at the device's next interview.
+  if (d.firmware !== '' && d.firmware !== existing.firmware_version) info.firmware_version = d.firmware;
   if (
     info.name !== undefined ||
+    info.firmware_version !== undefined ||
     info.capabilities ||
     JSON.stringify(prev.exposes) !== d.exposesJson ||
     JSON.stringify(prev.channel_aliases) !== JSON.stringify(extra.channel_aliases)

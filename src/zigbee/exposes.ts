@@ -43,5 +43,7 @@ export interface ModelFixture {
   zigbee_model: string;
   power_source: string;
   type: 'Router' | 'EndDevice';
+  /** Whether the model takes firmware updates (its definition's `ota`). */
+  supports_ota?: boolean;
   exposes: Expose[];
 }

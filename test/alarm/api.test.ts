@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { DEFAULT_CONFIG, parseConfigPatch } from '../../src/core/alarm/index.ts';
+import { defaultConfig, parseConfigPatch } from '../../src/core/alarm/index.ts';
 import { migrations } from '../../src/store/migrations.ts';
 import { call, rest, startGateway, type TestGateway, tempDir, VERSIONS } from '../helpers/foundation.ts';
 import { mutate } from '../helpers/fuzz.ts';
@@ -22,7 +22,7 @@ let door: string;
 let lamp: string;
 
 const CAPS = 'contact, motion, tamper-alert, smoke, gas, water-leak';
-const defaults = (sid: number, name: string) => ({ sid, name, ...DEFAULT_CONFIG });
+const defaults = (sid: number, name: string) => ({ sid, name, ...defaultConfig(name) });
 
 before(async () => {
   g = await startGateway();
@@ -60,8 +60,14 @@ describe('the settings of a mode', () => {
     assert.deepEqual(r.json, { error: 0, data: want, message: 'success' });
     for (const body of ['', '{}', 'null']) assert.deepEqual((await put('security/1/config', body)).json.data, want);
     assert.deepEqual((await get('security/1/config')).json.data, want);
-    const back = await put('security/1/config', { exit_delay: 0, devices: 'all', alarm_duration: -1 });
+    const back = await put('security/1/config', {
+      exit_delay: 0,
+      devices: { kinds: ['contact', 'tamper-alert'] },
+      alarm_duration: -1,
+    });
     assert.deepEqual(back.json.data, { ...defaults(1, 'home_mode'), alarm_duration: -1 });
+    const all = await put('security/1/config', { devices: 'all' });
+    assert.deepEqual(all.json.data, { ...defaults(1, 'home_mode'), alarm_duration: -1, devices: 'all' });
   });
 
   test('the alarm status is served on every tree', async () => {
@@ -104,7 +110,18 @@ describe('bad settings are refused with the envelope, naming each problem, and c
     ['a length of -2', () => ({ alarm_duration: -2 }), 'alarm_duration: -2 is below min 1'],
     ['a length as a boolean', () => ({ alarm_duration: true }), 'alarm_duration: expected a number, got true'],
     ['devices as a word', () => ({ devices: 'some' }), 'devices: must be all, got "some"'],
-    ['devices as an object', () => ({ devices: { a: door } }), 'devices: must be all, got an object'],
+    [
+      'devices as an object of no kinds',
+      () => ({ devices: { a: door } }),
+      'devices.a: unknown field; devices.kinds: required',
+    ],
+    [
+      'a kind that is no intrusion sensor',
+      () => ({ devices: { kinds: ['contact', 'smoke'] } }),
+      'devices.kinds.1: "smoke" is not one of contact, motion, tamper-alert',
+    ],
+    ['a kind twice', () => ({ devices: { kinds: ['motion', 'motion'] } }), 'devices.kinds.1: "motion" is listed twice'],
+    ['kinds as a word', () => ({ devices: { kinds: 'motion' } }), 'devices.kinds: expected an array, got "motion"'],
     ['a device as a number', () => ({ devices: [7] }), 'devices.0: expected a string, got 7'],
     ['an unknown device', () => ({ devices: [door, 'nope'] }), 'devices.1: no device has serial number "nope"'],
     ['a device twice', () => ({ devices: [door, door] }), () => `devices.1: "${door}" is listed twice`],
@@ -202,6 +219,9 @@ describe('bad settings are refused with the envelope, naming each problem, and c
         [lamp],
         [door, door],
         ['x'],
+        { kinds: ['contact'] },
+        { kinds: ['motion', 'motion'] },
+        { kinds: ['smoke'] },
       ),
       fc.jsonValue({ maxDepth: 2 }),
     );

@@ -158,6 +158,43 @@ describe('detections', () => {
     });
   }
 
+  test('a door the gateway shows offline still sets the alarm off, and the trigger and the log say it showed offline', (t) => {
+    const { r, door } = armedRig();
+    t.after(() => r.close());
+    r.registry.onlineChanged(door, false);
+    r.report(door, 'contact');
+    assert.deepEqual(r.alarm.status().trigger, { serial_number: door, capability: 'contact', device_offline: true });
+    assert.equal(r.warnings.length, 1);
+    assert.match(
+      r.warnings[0] as string,
+      /alarm set off by Sensor contact-1 \(contact\), which the gateway shows offline/,
+    );
+    r.clock.advance(20 * S);
+    assert.equal(r.stage(), 'alarming', 'it rings after the entry delay, as for any detection');
+    const back = r.restart();
+    t.after(() => back.close());
+    assert.equal(back.alarm.status().trigger?.device_offline, true, 'kept across a restart');
+  });
+
+  test('a door online when it reports carries no offline mark, and logs nothing', (t) => {
+    const { r, door } = armedRig();
+    t.after(() => r.close());
+    r.registry.onlineChanged(door, false);
+    r.registry.onlineChanged(door, true);
+    r.report(door, 'contact');
+    assert.deepEqual(r.alarm.status().trigger, { serial_number: door, capability: 'contact' });
+    assert.deepEqual(r.warnings, []);
+  });
+
+  test('smoke from a detector shown offline rings at once, marked offline', (t) => {
+    const r = rig();
+    t.after(() => r.close());
+    const detector = r.sensor('smoke');
+    r.registry.onlineChanged(detector, false);
+    r.report(detector, 'smoke');
+    assert.deepEqual([r.stage(), r.alarm.status().trigger?.device_offline], ['alarming', true]);
+  });
+
   test('a sensor must become detected: a repeated open report, or a door already open, does not trigger again', (t) => {
     const { r, door } = armedRig({ entry_delay: 0, alarm_duration: 5 });
     t.after(() => r.close());
@@ -498,21 +535,78 @@ describe('restarts', () => {
 });
 
 describe('configuration', () => {
-  test('a mode nobody configured has the documented defaults', (t) => {
+  test('a mode nobody configured has the documented defaults: Away watches every sensor, Home and Sleep the perimeter', (t) => {
     const r = rig();
     t.after(() => r.close());
-    assert.deepEqual(r.alarm.config(2), {
-      ok: true,
-      config: {
-        sid: 2,
-        name: 'away_mode',
-        exit_delay: 0,
-        entry_delay: 30,
-        alarm_sound: 'alarm1',
-        alarm_duration: 180,
-        devices: 'all',
-      },
+    const base = { exit_delay: 0, entry_delay: 30, alarm_sound: 'alarm1', alarm_duration: 180 };
+    const perimeter = { kinds: ['contact', 'tamper-alert'] };
+    assert.deepEqual(
+      [1, 2, 3].map((sid) => r.alarm.config(sid)),
+      [
+        { ok: true, config: { sid: 1, name: 'home_mode', ...base, devices: perimeter } },
+        { ok: true, config: { sid: 2, name: 'away_mode', ...base, devices: 'all' } },
+        { ok: true, config: { sid: 3, name: 'sleep_mode', ...base, devices: perimeter } },
+      ],
+    );
+  });
+
+  // The issue's demo: Home mode armed while the nursery's motion sensor fires now and then.
+  const bySensor: [string, TriggerCapability, boolean, boolean, boolean][] = [
+    // sensor, capability, sets off Home, Away, Sleep (unconfigured)
+    ['a door opening', 'contact', true, true, true],
+    ['motion indoors', 'motion', false, true, false],
+    ['a tamper', 'tamper-alert', true, true, true],
+  ];
+  for (const [what, capability, home, away, sleep] of bySensor)
+    test(`${what} sets off ${[home && 'Home', away && 'Away', sleep && 'Sleep'].filter(Boolean).join(', ')} mode by default${
+      !home || !sleep ? ', not the others' : ''
+    }`, (t) => {
+      for (const [sid, rings] of [
+        [1, home],
+        [2, away],
+        [3, sleep],
+      ] as const) {
+        const r = rig();
+        t.after(() => r.close());
+        const sensor = r.sensor(capability);
+        assert.ok(r.alarm.arm(sid).ok);
+        r.report(sensor, capability);
+        assert.equal(r.stage(), rings ? 'entry_delay' : 'armed', `mode ${sid}`);
+        if (rings) continue;
+        // Five minutes of the sensor firing every 15 s (the simulated nursery): nothing, ever.
+        for (let i = 0; i < 20; i++) {
+          r.clock.advance(15 * S);
+          r.report(sensor, capability, false);
+          r.report(sensor, capability);
+        }
+        assert.equal(r.stage(), 'armed', `mode ${sid}`);
+        assert.deepEqual(r.alarmStates, [], `mode ${sid}`);
+      }
     });
+
+  test('a mode watching kinds is set off by a sensor of that kind added after it was armed, and keeps its kinds across a restart', (t) => {
+    let r = withConfig({ devices: { kinds: ['motion'] }, entry_delay: 0 }, 1);
+    t.after(() => r.close());
+    r = r.restart();
+    assert.ok(r.alarm.arm(1).ok);
+    const door = r.sensor('contact');
+    const hall = r.sensor('motion');
+    r.report(door, 'contact');
+    assert.equal(r.stage(), 'armed', 'a door is not a kind it watches');
+    r.report(hall, 'motion');
+    assert.equal(r.stage(), 'alarming');
+    const c = r.alarm.config(1);
+    assert.deepEqual(c.ok && c.config.devices, { kinds: ['motion'] });
+  });
+
+  test('a mode watching no kind is set off only by smoke, gas and leaks', (t) => {
+    const r = withConfig({ devices: { kinds: [] }, entry_delay: 0 }, 1);
+    t.after(() => r.close());
+    assert.ok(r.alarm.arm(1).ok);
+    for (const cap of ['contact', 'motion', 'tamper-alert'] as const) r.report(r.sensor(cap), cap);
+    assert.equal(r.stage(), 'armed');
+    r.report(r.sensor('smoke'), 'smoke');
+    assert.equal(r.stage(), 'alarming');
   });
 
   test('a change keeps the other settings, and survives a restart', (t) => {

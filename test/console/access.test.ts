@@ -24,7 +24,14 @@ describe('first run', () => {
     const g = await startGateway();
     t.after(() => g.stop());
     const c = consoleClient(g.url);
-    assert.deepEqual((await c.call('GET', '/auth')).body, { password_set: false, logged_in: false, name: 'opencube' });
+    // Until a password is set, the page also says how to set one on the gateway's machine.
+    assert.deepEqual((await c.call('GET', '/auth')).body, {
+      password_set: false,
+      logged_in: false,
+      name: 'opencube',
+      restored_at: null,
+      passwd_command: 'opencube passwd',
+    });
     const code = g.gateway.console.access.pendingSetupCode() as string;
     assert.match(code, /^[A-Z2-9]{5}-[A-Z2-9]{5}$/);
     assert.equal((await c.login(PASSWORD)).status, 409, 'no password to log in with yet');

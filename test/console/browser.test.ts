@@ -8,37 +8,32 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { call, rest, waitForValue } from '../helpers/foundation.ts';
 import { type EventStream, openEvents } from '../helpers/sse.ts';
 import { endpoint, sendEvent } from '../helpers/thirdparty.ts';
-import { launch, openBothWidths, shoot } from './browser.ts';
-import { buildConsole, type GatewayProcess, setPasswordCli, startGatewayProcess } from './rig.ts';
+import { shoot } from './browser.ts';
+import { type Consoles, type GatewayProcess, startConsoles } from './rig.ts';
 
 const PASSWORD = 'a console password';
 const APP = 'Kitchen tablet';
 
 describe('the console in a browser', () => {
+  let consoles: Consoles;
   let g: GatewayProcess;
-  let browser: Browser;
   let desk: Page;
   let phone: Page;
   let token: string;
   let openApi: EventStream | undefined;
 
   before(async () => {
-    buildConsole();
-    g = await startGatewayProcess();
-    const set = await setPasswordCli(g.dataDir, PASSWORD);
-    assert.equal(set.code, 0, set.out);
-    browser = await launch();
-    ({ desk, phone } = await openBothWidths(browser, g.url, PASSWORD));
+    consoles = await startConsoles(PASSWORD);
+    ({ g, desk, phone } = consoles);
   });
 
   after(async () => {
     openApi?.close();
-    await browser?.close();
-    await g?.dispose();
+    await consoles?.close();
   });
 
   test('1. an app polls G1: the pop-up shows on both consoles, one allows it, it closes on the other, and the next poll gets a working token', async () => {
@@ -175,7 +170,7 @@ describe('the console in a browser', () => {
     );
     assert.equal(report.json.header.name, 'Response', report.text);
     await desk.getByRole('heading', { name: 'ALARM' }).waitFor();
-    await desk.getByText('Set off by Back door (Contact)').waitFor();
+    await desk.getByText('Set off by Back door (door or window)').waitFor();
     await phone.getByRole('heading', { name: 'ALARM' }).waitFor();
     await phone.locator('.top .badge.alarm').waitFor();
     await shoot(desk, 'security-alarm');

@@ -96,6 +96,8 @@ export async function shoot(page: Page, name: string, fullPage = true): Promise<
   await page.locator('.toast').first().waitFor({ state: 'detached' });
   const width = page.viewportSize()?.width ?? DESKTOP.width;
   const file = join(SHOTS, `${name}-${width < 600 ? 'phone' : 'desktop'}.png`);
+  // The whole page from its top: scrolled, its sticky header would be drawn halfway down.
+  if (fullPage) await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: file, fullPage });
   return file;
 }

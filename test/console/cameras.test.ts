@@ -27,6 +27,24 @@ async function snapshot(url: string, serial: string, cookie?: string) {
   };
 }
 
+/**
+ * An ESP32-CAM stand-in (asking for `account` when given), added to a gateway as D2 adds it (with
+ * the account in its URL), and a console logged in to that gateway.
+ */
+async function cameraConsole(account?: { username: string; password: string }) {
+  const esp = await startEsp32(makeJpegs(320, 240, 2));
+  if (account) esp.account = account;
+  const g = await startGateway();
+  const auth = account ? `${account.username}:${account.password}@` : '';
+  const url = `http://${auth}127.0.0.1:${esp.port}/capture`;
+  const added = await call(g.url, 'POST', rest('v2', 'devices'), { token: g.token(), body: cameraBody(url) });
+  assert.equal(added.json.error, 0, added.text);
+  await g.gateway.setConsolePassword('a camera password');
+  const c = consoleClient(g.url);
+  assert.equal((await c.login('a camera password')).status, 200);
+  return { esp, g, c, camera: added.json.data.serial_number as string };
+}
+
 describe("a camera's snapshot in the console", () => {
   let g: TestGateway;
   let esp: Esp32StandIn;
@@ -34,15 +52,7 @@ describe("a camera's snapshot in the console", () => {
   let camera: string;
 
   before(async () => {
-    esp = await startEsp32(makeJpegs(320, 240, 2));
-    g = await startGateway();
-    const token = g.token();
-    const added = await call(g.url, 'POST', rest('v2', 'devices'), { token, body: cameraBody(`${esp.base}/capture`) });
-    assert.equal(added.json.error, 0, added.text);
-    camera = added.json.data.serial_number;
-    await g.gateway.setConsolePassword('a camera password');
-    c = consoleClient(g.url);
-    assert.equal((await c.login('a camera password')).status, 200);
+    ({ esp, g, c, camera } = await cameraConsole());
   });
 
   after(async () => {
@@ -86,5 +96,118 @@ describe("a camera's snapshot in the console", () => {
     const long = await snapshot(g.url, 'x'.repeat(500), c.cookie);
     assert.equal(long.status, 404);
     assert.match(JSON.parse(long.body.toString()).error, /does not exist/);
+  });
+});
+
+/** The console's event stream of a session, as text, from now on. */
+function consoleEvents(url: string, cookie: string): { text: () => string; close: () => void } {
+  const ctrl = new AbortController();
+  let text = '';
+  void (async () => {
+    try {
+      const res = await fetch(`${url}/console/api/events`, {
+        headers: { cookie: `${COOKIE}=${cookie}` },
+        signal: ctrl.signal,
+      });
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+    } catch {
+      // closed by the test
+    }
+  })();
+  return { text: () => text, close: () => ctrl.abort() };
+}
+
+describe("a camera's stream in the console", () => {
+  const PASSWORD = 's3cret-camera-pw';
+  let g: TestGateway;
+  let esp: Esp32StandIn;
+  let c: ConsoleClient;
+  let camera: string;
+
+  before(async () => {
+    ({ esp, g, c, camera } = await cameraConsole({ username: 'admin', password: PASSWORD }));
+  });
+
+  after(async () => {
+    await g?.stop();
+    await esp?.close();
+  });
+
+  test('is shown as an address, a user name and whether there is a password, never the password itself', async () => {
+    const page = await c.call('GET', `/devices/${camera}`);
+    assert.equal(page.status, 200);
+    assert.deepEqual(page.body.device.layout.camera, {
+      protocol: 'ESP32-CAM',
+      stream_url: `http://127.0.0.1:${esp.port}/capture`,
+      username: 'admin',
+      has_password: true,
+      facts: [
+        { label: 'Video', text: 'MJPEG' },
+        { label: 'Picture size', text: '320 × 240 pixels' },
+      ],
+    });
+    for (const path of [`/devices/${camera}`, '/devices'])
+      assert.equal(JSON.stringify((await c.call('GET', path)).body).includes(PASSWORD), false, `${path} holds it`);
+    // The Open API serves it to token holders as the spec shapes the setting (docs/cameras.md).
+    const open = await call(g.url, 'GET', rest('v2', 'devices'), { token: g.token() });
+    assert.equal(open.text.includes(PASSWORD), true);
+  });
+
+  test('is changed by the form with the password left empty: the camera keeps its own, and no event a console gets carries it', async () => {
+    const events = consoleEvents(g.url, c.cookie as string);
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      const moved = await c.call('PUT', `/cameras/${camera}`, {
+        stream_url: `http://127.0.0.1:${esp.port}/stream`,
+        username: 'admin',
+      });
+      assert.equal(moved.status, 200, JSON.stringify(moved.body));
+      // The stand-in answers only with the account: the probe used the password the camera had.
+      assert.equal(moved.body.device.layout.camera.stream_url, `http://127.0.0.1:${esp.port}/stream`);
+      assert.equal(moved.body.device.layout.camera.has_password, true);
+      assert.equal(JSON.stringify(moved.body).includes(PASSWORD), false);
+      const stored = g.gateway.devices.registry.get(camera);
+      assert.match(JSON.stringify(stored?.capabilities), new RegExp(PASSWORD), 'kept in the store');
+      const deadline = Date.now() + 10_000;
+      while (!events.text().includes('device#updateDeviceInfo') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      assert.match(events.text(), /device#updateDeviceInfo/);
+      assert.equal(events.text().includes(PASSWORD), false, 'the console event carries no password');
+    } finally {
+      events.close();
+    }
+  });
+
+  test('a wrong password typed in the form is refused in words, and the camera stays as it was', async () => {
+    const before = (await c.call('GET', `/devices/${camera}`)).body.device.layout.camera;
+    const wrong = await c.call('PUT', `/cameras/${camera}`, {
+      stream_url: `http://127.0.0.1:${esp.port}/capture`,
+      username: 'admin',
+      password: 'not it',
+    });
+    assert.equal(wrong.status, 422, JSON.stringify(wrong.body));
+    assert.match(wrong.body.error, /^The camera refused the user name or password in the address\./);
+    assert.deepEqual((await c.call('GET', `/devices/${camera}`)).body.device.layout.camera, before);
+  });
+
+  test('bad bodies and unknown cameras are refused with a reason, never a 500', async () => {
+    for (const [serial, body, status, words] of [
+      ['nope', { stream_url: 'http://127.0.0.1:9/x' }, 404, /no camera/],
+      [camera, {}, 400, /stream_url: required/],
+      [camera, { stream_url: '' }, 400, /stream_url/],
+      [camera, { stream_url: 7 }, 400, /stream_url: expected a string/],
+      [camera, { stream_url: 'x', password: 5 }, 400, /password: expected a string/],
+      [camera, { stream_url: 'x'.repeat(2001) }, 400, /stream_url/],
+    ] as const) {
+      const r = await c.call('PUT', `/cameras/${serial}`, body);
+      assert.equal(r.status, status, JSON.stringify(r.body));
+      assert.match(r.body.error, words);
+    }
   });
 });

@@ -3,11 +3,14 @@
  * Zigbee network, on 127.0.0.1, stopped by its pid; the console built first (skipped when fresh);
  * `opencube passwd` fed on standard input.
  */
+import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
 import { type CliProcess, freePort, ROOT, spawnCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/foundation.ts';
+import { launch, openBothWidths } from './browser.ts';
 
 /** Builds the console into console/dist (a no-op when it is fresh). */
 export function buildConsole(): void {
@@ -124,4 +127,42 @@ export function setPasswordCli(dataDir: string, password: string): Promise<{ cod
     });
     child.stdin.end(`${password}\n`);
   });
+}
+
+export interface Consoles {
+  g: GatewayProcess;
+  browser: Browser;
+  /** Two consoles logged in: a laptop's and a phone's. */
+  desk: Page;
+  phone: Page;
+  /** Closes the browser and stops the gateway (its data folder removed). */
+  close(): Promise<void>;
+}
+
+/** A gateway process with its console's password set, and a browser with two consoles logged in. */
+export async function startConsoles(password: string, opts: GatewayOptions = {}): Promise<Consoles> {
+  buildConsole();
+  const g = await startGatewayProcess(opts);
+  try {
+    const set = await setPasswordCli(g.dataDir, password);
+    assert.equal(set.code, 0, set.out);
+    const browser = await launch();
+    const { desk, phone } = await openBothWidths(browser, g.url, password).catch(async (err) => {
+      await browser.close();
+      throw err;
+    });
+    return {
+      g,
+      browser,
+      desk,
+      phone,
+      async close() {
+        await browser.close();
+        await g.dispose();
+      },
+    };
+  } catch (err) {
+    await g.dispose();
+    throw err;
+  }
 }

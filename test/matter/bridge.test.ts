@@ -222,14 +222,43 @@ test(
   },
 );
 
-test('the console shows the pairing code and the controller, and removes the controller', opts, () => {
+test(
+  'once a controller has the bridge, `opencube matter` says pairing mode is closed and how to open it; `opencube matter open` lets a second controller add it with the same code, and closes after it',
+  opts,
+  () => {
+    const s = scenario();
+    assert.deepEqual(s.closedPrinted, { closed: true, advice: true, marked: true });
+    assert.equal(s.openPrinted, true, 'open until a time, in 15 minutes');
+    assert.equal(s.secondController, 2, 'two controllers listed, and pairing mode closed again');
+  },
+);
+
+test(
+  "the console's Matter card says pairing mode is closed, opens it with a countdown and the QR code, and closes it",
+  opts,
+  () => {
+    const s = scenario();
+    assert.deepEqual(s.console.pairing, { open: false, until: null });
+    for (const width of ['desktop', 'phone']) {
+      assert.equal(s[`cardOpened-${width}`], true);
+      assert.deepEqual(s[`cardClosed-${width}`], { open: false, until: null });
+    }
+  },
+);
+
+test('the console shows the pairing code and the controllers, and removes them', opts, () => {
   const s = scenario();
-  assert.deepEqual(s.console, { enabled: true, sameCode: true, commissioned: true, fabrics: 1 });
+  assert.deepEqual(
+    { ...s.console, pairing: undefined },
+    { enabled: true, sameCode: true, commissioned: true, fabrics: 2, pairing: undefined },
+  );
   assert.equal(s.badFabric, 400);
   assert.equal(s.unknownFabric, 404);
-  assert.equal(s.removed, 200);
+  assert.deepEqual(s.removed, [200, 200]);
   assert.equal(s.afterRemoval.commissioned, false);
+  assert.deepEqual(s.afterRemoval.pairing, { open: true, until: null }, 'with no controller, open until one adds it');
   assert.match(s.afterRemoval.printed, /not yet added to any controller/);
+  assert.match(s.afterRemoval.printed, /pairing mode: open until a controller adds the bridge/);
 });
 
 test(

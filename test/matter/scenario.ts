@@ -32,6 +32,9 @@ const env: NodeJS.ProcessEnv = {
   OPENCUBE_MATTER_LISTEN_ADDRESSES: '::1,127.0.0.1',
   OPENCUBE_MDNS: 'false',
   OPENCUBE_LOG_LEVEL: 'warn',
+  // The commands the gateway prints take the form that started it (src/cli/invocation.ts): fixed
+  // to the installed form, as test/helpers/cli.ts does, so the advice reads the same anywhere.
+  OPENCUBE_COMMAND: 'opencube',
 };
 
 let gateway: ChildProcess | undefined;
@@ -126,10 +129,36 @@ function stateEvents(text: string, serial: string): any[] {
   return out;
 }
 
+/**
+ * The console's sticky header left in its place, so that it does not cover the top of a card being
+ * photographed (set through the DOM: the console's CSP refuses a style sheet added to the page).
+ */
+const unstick = (page: { evaluate(js: string): Promise<unknown> }) =>
+  page.evaluate("document.querySelector('.top').style.position = 'static'");
+
 const uniqueId = (serial: string) => `d${createHash('sha256').update(serial).digest('hex').slice(0, 16)}`;
 
 const seen: Record<string, unknown> = {};
 let controller: InstanceType<typeof ServerNode> | undefined;
+let second: InstanceType<typeof ServerNode> | undefined;
+
+/** A matter.js controller in this process, on loopback, with its own fabric. */
+async function newController(id: string, port: number): Promise<InstanceType<typeof ServerNode>> {
+  const cenv = new Environment(id, Environment.default);
+  cenv.vars.set('mdns.networkInterface', 'lo');
+  const storage = new StorageService(cenv);
+  storage.registerDriver(MemoryStorageDriver);
+  storage.defaultDriver = 'memory';
+  cenv.set(StorageService, storage);
+  const node = await ServerNode.create({
+    id,
+    environment: cenv,
+    network: { port, listeningAddressIpv4: '127.0.0.1', listeningAddressIpv6: '::1' },
+    commissioning: { enabled: false },
+  } as never);
+  await node.start();
+  return node;
+}
 try {
   gateway = startGateway();
   await until('the Open API', () => api('GET', '/v2/rest/bridge').then((r) => r.error === 0));
@@ -157,19 +186,7 @@ try {
   if (!manual) throw new Error(`no pairing code in: ${printed}`);
 
   // matter.js's controller, in this process, on loopback.
-  const cenv = new Environment('controller', Environment.default);
-  cenv.vars.set('mdns.networkInterface', 'lo');
-  const storage = new StorageService(cenv);
-  storage.registerDriver(MemoryStorageDriver);
-  storage.defaultDriver = 'memory';
-  cenv.set(StorageService, storage);
-  controller = await ServerNode.create({
-    id: 'controller',
-    environment: cenv,
-    network: { port: 5599, listeningAddressIpv4: '127.0.0.1', listeningAddressIpv6: '::1' },
-    commissioning: { enabled: false },
-  } as never);
-  await controller.start();
+  controller = await newController('controller', 5599);
   const peer = await controller.peers.commission({ pairingCode: manual, timeout: Seconds(60) } as never);
   seen.commissioned = true;
 
@@ -309,9 +326,11 @@ try {
   seen.fanWrite = await until('the fan level on the event stream', () =>
     stateEvents(events.text(), fanLight.serial_number).find((p) => JSON.stringify(p).includes('"high"')),
   );
-  seen.fanOnController = await until('the controller sees the fan high', () =>
-    fanEp.stateOf('fanControl').fanMode === 3 ? fanEp.stateOf('fanControl').percentCurrent : undefined,
-  );
+  // The mode the controller wrote shows at once; the percent follows the device's report.
+  seen.fanOnController = await until('the controller sees the fan high', () => {
+    const fan = fanEp.stateOf('fanControl');
+    return fan.fanMode === 3 && fan.percentCurrent !== 0 ? fan.percentCurrent : undefined;
+  });
   // The cover opened all the way by Up/Open.
   await curtainEp.commandsOf('windowCovering').upOrOpen();
   seen.coverOpened = await until('the cover open on the event stream', () =>
@@ -667,21 +686,71 @@ try {
   seen.lightNumberKept = aggregatorParts().includes(lightNumber);
   events2.close();
 
-  // The console lists the controller and removes it: the bridge can be added afresh.
+  // Once a controller has the bridge its code works only in pairing mode: `opencube matter` says so
+  // and how to open it; `opencube matter open` lets a second controller add it with the same code,
+  // after which pairing mode is closed again.
+  const closedText = cli('matter', 'codes');
+  seen.closedPrinted = {
+    closed: closedText.includes('pairing mode: closed. A controller has the bridge'),
+    advice: closedText.includes('run `opencube matter open`'),
+    marked: new RegExp(`manual pairing code: ${manual} \\(works only while pairing mode is open\\)`).test(closedText),
+  };
+  const openText = cli('matter', 'open');
+  seen.openPrinted = /pairing mode: open until .+ \(in 15 minutes\) for another controller/.test(openText);
+  second = await newController('second', 5600);
+  await second.peers.commission({ pairingCode: manual, timeout: Seconds(60) } as never);
+  seen.secondController = await until('pairing mode closed after the second controller', () => {
+    const text = cli('matter', 'codes');
+    return text.includes('pairing mode: closed') ? (text.match(/controller \(fabric \d+\)/g) ?? []).length : undefined;
+  });
+
+  // The console lists the controllers, and says that pairing mode is closed: its card opens it for
+  // another controller (the QR code and a countdown) and closes it.
   const status = (await web.call('GET', '/matter')).body;
   seen.console = {
     enabled: status.enabled,
     sameCode: status.manual_pairing_code === manual,
     commissioned: status.commissioned,
     fabrics: status.fabrics.length,
+    pairing: status.pairing,
   };
+  const { launch, logIn, openConsole, PHONE, SHOTS, shoot } = await import('../console/browser.ts');
+  const browser = await launch();
+  try {
+    for (const viewport of [undefined, PHONE]) {
+      const { page, context } = await openConsole(browser, `http://127.0.0.1:${PORT}`, viewport);
+      await logIn(page, 'matter-console-password');
+      await page.goto('/#/gateway');
+      const card = page.locator('section.card', { has: page.getByRole('heading', { name: 'Matter' }) });
+      await card.getByText('Pairing mode is closed.').waitFor();
+      await unstick(page);
+      const width = viewport ? 'phone' : 'desktop';
+      await card.screenshot({ path: join(SHOTS, `matter-card-closed-${width}.png`) });
+      await card.getByRole('button', { name: 'Open pairing mode (15 minutes)' }).click();
+      await card.getByText(/Pairing mode is open for another controller: 1[45]:\d\d left/).waitFor();
+      await card.locator('img.matter-qr').waitFor();
+      await shoot(page, 'matter-card-open');
+      await card.screenshot({ path: join(SHOTS, `matter-card-open-${width}.png`) });
+      seen[`cardOpened-${width}`] = (await web.call('GET', '/matter')).body.pairing.open;
+      await card.getByRole('button', { name: 'Close', exact: true }).click();
+      await card.getByText('Pairing mode is closed.').waitFor();
+      seen[`cardClosed-${width}`] = (await web.call('GET', '/matter')).body.pairing;
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+  }
   seen.badFabric = (await web.call('DELETE', '/matter/fabrics/x1')).status;
   seen.unknownFabric = (await web.call('DELETE', '/matter/fabrics/200')).status;
-  const index = status.fabrics[0]?.index;
-  seen.removed = (await web.call('DELETE', `/matter/fabrics/${index}`)).status;
-  seen.afterRemoval = await until('the fabric gone', async () => {
+  // Both controllers removed: the bridge can be added afresh.
+  seen.removed = [];
+  for (const f of status.fabrics)
+    (seen.removed as number[]).push((await web.call('DELETE', `/matter/fabrics/${f.index}`)).status);
+  seen.afterRemoval = await until('the fabrics gone', async () => {
     const st = (await web.call('GET', '/matter')).body;
-    return st.fabrics.length === 0 ? { commissioned: st.commissioned, printed: cli('matter', 'codes') } : undefined;
+    return st.fabrics.length === 0
+      ? { commissioned: st.commissioned, pairing: st.pairing, printed: cli('matter', 'codes') }
+      : undefined;
   });
   // The console's Matter card, in Chromium (inside this namespace too): the QR code and the pairing
   // code to scan, turned off (kept across a restart though the setting says on) and on again.
@@ -691,10 +760,9 @@ try {
     (await web.call('PUT', '/matter', { enabled: 'yes' })).status,
     (await web.call('PUT', '/matter', { enabled: true, more: 1 })).status,
   ];
-  const { launch, logIn, openConsole, PHONE, SHOTS, shoot } = await import('../console/browser.ts');
-  const browser = await launch();
+  const later = await launch();
   try {
-    const { page } = await openConsole(browser, `http://127.0.0.1:${PORT}`);
+    const { page } = await openConsole(later, `http://127.0.0.1:${PORT}`);
     page.on('dialog', (d) => void d.accept());
     await logIn(page, 'matter-console-password');
     await page.goto('/#/gateway');
@@ -706,13 +774,15 @@ try {
     };
     await shoot(page, 'gateway-matter');
     const card = page.locator('section.card', { has: page.getByRole('heading', { name: 'Matter' }) });
+    await unstick(page);
     await card.screenshot({ path: join(SHOTS, 'matter-card-desktop.png') });
     // The same card on a phone: the QR code and the code must fit its width.
-    const { page: small } = await openConsole(browser, `http://127.0.0.1:${PORT}`, PHONE);
+    const { page: small } = await openConsole(later, `http://127.0.0.1:${PORT}`, PHONE);
     await logIn(small, 'matter-console-password');
     await small.goto('/#/gateway');
     await small.locator('img.matter-qr').waitFor();
     await shoot(small, 'gateway-matter');
+    await unstick(small);
     await small
       .locator('section.card', { has: small.getByRole('heading', { name: 'Matter' }) })
       .screenshot({ path: join(SHOTS, 'matter-card-phone.png') });
@@ -735,12 +805,12 @@ try {
     const on = (await web.call('GET', '/matter')).body;
     seen.turnedOn = { enabled: on.enabled, chosen_by: on.chosen_by, sameCode: on.manual_pairing_code === manual };
   } finally {
-    await browser.close();
+    await later.close();
   }
 
   // A factory reset: the bridge starts again as a new bridge (a new pairing code, no controllers),
   // still on, and a controller commissions it afresh with the new code.
-  cli('reset');
+  cli('reset', '--yes');
   const fresh = await until('a new bridge after the reset', async () => {
     const st = (await web.call('GET', '/matter')).body;
     return st.enabled && st.manual_pairing_code && st.manual_pairing_code !== manual ? st : undefined;
@@ -776,6 +846,7 @@ try {
   seen.stderr = stderr.slice(-3000);
 } finally {
   await controller?.close().catch(() => {});
+  await second?.close().catch(() => {});
   seen.exitCode = await stopGateway();
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -59,6 +59,18 @@ describe('settings', () => {
       /link_window_seconds .*above max 300/,
     ],
     [
+      'a time zone that is not an IANA name',
+      { OPENCUBE_TIME_ZONE: 'Europe/Atlantis' },
+      /time_zone \(from environment OPENCUBE_TIME_ZONE\): "Europe\/Atlantis" is not an IANA time zone name/,
+    ],
+    [
+      'a location that is not latitude,longitude',
+      { OPENCUBE_LOCATION: 'Berlin' },
+      /location .*"Berlin" is not latitude,longitude/,
+    ],
+    ['a latitude past the pole', { OPENCUBE_LOCATION: '91,13' }, /location .*has a latitude outside -90\.\.90/],
+    ['a longitude past 180', { OPENCUBE_LOCATION: '52.5,-181' }, /location .*has a longitude outside -180\.\.180/],
+    [
       'an empty list of base topics',
       { OPENCUBE_ZIGBEE_BASE_TOPICS: ' , ' },
       /zigbee\.base_topics .*needs at least one value/,
@@ -72,6 +84,21 @@ describe('settings', () => {
       );
     });
   }
+
+  test('takes an IANA time zone, a location and the grace of missed triggers', () => {
+    const s = loadSettings({
+      env: {
+        OPENCUBE_TIME_ZONE: 'America/New_York',
+        OPENCUBE_LOCATION: ' -33.87, 151.21 ',
+        OPENCUBE_AUTOMATIONS_GRACE_MINUTES: '30',
+      },
+    });
+    assert.equal(s.time_zone, 'America/New_York');
+    assert.equal(s.location, ' -33.87, 151.21 ');
+    assert.equal(s.automations.grace_minutes, 30);
+    const d = loadSettings();
+    assert.deepEqual([d.time_zone, d.location, d.automations.grace_minutes], ['', '', 15]);
+  });
 
   test('a bad flag names the flag it came from', () => {
     assert.throws(() => loadSettings({ flags: { port: '-1' } }), /port \(from flag --port\): -1 is below min 0/);

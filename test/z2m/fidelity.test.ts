@@ -6,138 +6,12 @@
  * replaced by placeholders), and the expected value is the one real Zigbee2MQTT gives (OBSERVED.md),
  * so that the two cannot agree on nothing.
  */
-import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { after, before, describe, it } from 'node:test';
-import { type Broker, loadFixtures, startBroker, Z2mSimulator } from '../../src/drivers/zigbee-sim/index.ts';
-import type { ModelFixture } from '../../src/zigbee/index.ts';
-import {
-  COLOUR_LIGHT,
-  CONTACT_SENSOR,
-  COVER,
-  METERING_PLUG,
-  REMOTE,
-  THERMOSTAT,
-  TWO_GANG_SWITCH,
-} from './fake/devices.ts';
-import type { FakeDeviceSpec } from './fake/spec.ts';
-import { type RealZigbee2mqtt, startRealZigbee2mqtt } from './real-z2m.ts';
-import { MqttRecorder, on, type Recorded, retainedNow, retainedOn } from './recorder.ts';
-
-/** One Zigbee2MQTT (simulated or real) on its own broker, and the devices behind it. */
-interface Target {
-  readonly label: string;
-  readonly url: string;
-  readonly base: string;
-  readonly rec: MqttRecorder;
-  /** The friendly name and IEEE address the device has on this network (after it joined, for a joining one). */
-  friendly(d: FakeDeviceSpec): string;
-  ieee(d: FakeDeviceSpec): string;
-  /** The device's next command gets no answer. */
-  failNext(d: FakeDeviceSpec): Promise<void>;
-  /** The device leaves the network by itself. */
-  leave(d: FakeDeviceSpec): Promise<void>;
-  /** The device tries to join (joining is open). */
-  tryJoin(d: FakeDeviceSpec): Promise<void>;
-  stop(): Promise<void>;
-}
-
-const PAIRED = [COLOUR_LIGHT, TWO_GANG_SWITCH, REMOTE, THERMOSTAT, COVER];
-const JOINING = CONTACT_SENSOR;
-
-const fixtures = loadFixtures();
-const fixture = (model: string): ModelFixture => {
-  const f = fixtures.find((x) => x.model === model);
-  assert.ok(f, `a simulator fixture of ${model}`);
-  return f;
-};
-
-async function simulated(): Promise<Target> {
-  const broker: Broker = await startBroker();
-  const base = 'fidelity_sim';
-  const sim = new Z2mSimulator({
-    url: broker.url,
-    baseTopic: base,
-    devices: PAIRED.map((d) => fixture(d.expectedModel)),
-    joinCandidates: [fixture(JOINING.expectedModel), fixture(METERING_PLUG.expectedModel)],
-    joinsPerWindow: 1,
-    joinDelayMs: 50,
-    // Long enough to read the list while the device is interviewed, as on real Zigbee2MQTT.
-    interviewMs: 1500,
-    reportIntervalMs: 0,
-  });
-  await sim.start();
-  const rec = await MqttRecorder.start(broker.url);
-  const dev = (d: FakeDeviceSpec) => {
-    const found = sim.list().find((x) => x.fixture.model === d.expectedModel);
-    assert.ok(found, `the simulated ${d.expectedModel}`);
-    return found;
-  };
-  return {
-    label: 'the simulator',
-    url: broker.url,
-    base,
-    rec,
-    friendly: (d) => dev(d).friendly,
-    ieee: (d) => dev(d).ieee,
-    async failNext(d) {
-      dev(d).failNext = 1;
-    },
-    async leave(d) {
-      sim.leave(dev(d).ieee);
-    },
-    // The simulated devices in range join by themselves once joining is open.
-    async tryJoin() {},
-    async stop() {
-      await rec.close();
-      await sim.stop();
-      await broker.close();
-    },
-  };
-}
-
-async function real(): Promise<Target> {
-  const broker: Broker = await startBroker();
-  const base = 'fidelity_z2m';
-  // No availability pings in between (they read the devices and publish their state).
-  const z2m: RealZigbee2mqtt = await startRealZigbee2mqtt({
-    mqttUrl: broker.url,
-    baseTopic: base,
-    availabilityTimeoutSeconds: 3600,
-  });
-  const rec = await MqttRecorder.start(broker.url);
-  const hook = (path: string, body: unknown = {}) => rec.publish(`${z2m.hookPrefix}/${path}`, body);
-  return {
-    label: 'real Zigbee2MQTT 2.14.1',
-    url: broker.url,
-    base,
-    rec,
-    // A paired device has the name it was given; one that joined is named by its address.
-    friendly: (d) => (d.paired ? d.name : d.ieee),
-    ieee: (d) => d.ieee,
-    // Only the on/off cluster: an availability ping (a Basic read) must not use the failure up.
-    failNext: (d) => hook(`${d.ieee}/fail-next`, { count: 1, cluster: 'genOnOff' }),
-    leave: (d) => hook(`${d.ieee}/leave`),
-    tryJoin: (d) => hook('join', { ieee: d.ieee }),
-    async stop() {
-      await z2m.stop();
-      await rec.close();
-      await broker.close();
-      rmSync(z2m.dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-const devicesIn = (m: Recorded): any[] => (Array.isArray(m.json) ? (m.json as any[]) : []);
-const listed = async (t: Target) => devicesIn(await retainedOn(t.url, `${t.base}/bridge/devices`));
-/** Replaces the device's name and address on this network with placeholders. */
-const placeholders = (names: { friendly: string; ieee: string }, text: string) =>
-  // The address first: a device that joined is named by its address.
-  text.split(names.ieee).join('<ieee>').split(names.friendly).join('<name>');
-const namesOf = (t: Target, d: FakeDeviceSpec) => ({ friendly: t.friendly(d), ieee: t.ieee(d) });
+import { COLOUR_LIGHT, THERMOSTAT, TWO_GANG_SWITCH } from './fake/devices.ts';
+import { JOINING, listed, namesOf, type Observation, observeBoth, placeholders } from './fidelity-targets.ts';
+import { on, retainedNow, retainedOn } from './recorder.ts';
 
 /** What each observation gives on real Zigbee2MQTT 2.14.1; the simulator must give the same. */
-const observations: [string, (t: Target) => Promise<unknown>, unknown][] = [
+const observations: Observation[] = [
   [
     'permit_join without a time is refused as an invalid payload',
     async (t) => {
@@ -324,25 +198,4 @@ const observations: [string, (t: Target) => Promise<unknown>, unknown][] = [
   ],
 ];
 
-describe('the simulator and real Zigbee2MQTT, observed the same way', () => {
-  let sim: Target;
-  let z2m: Target;
-
-  before(async () => {
-    sim = await simulated();
-    z2m = await real();
-  });
-
-  after(async () => {
-    await sim?.stop();
-    await z2m?.stop();
-  });
-
-  for (const [what, observe, expected] of observations)
-    it(`agree: ${what}`, async () => {
-      const onReal = await observe(z2m);
-      assert.deepEqual(onReal, expected, `real Zigbee2MQTT: ${what}`);
-      const onSim = await observe(sim);
-      assert.deepEqual(onSim, onReal, `the simulator differs from real Zigbee2MQTT: ${what}`);
-    });
-});
+observeBoth('the simulator and real Zigbee2MQTT, observed the same way', observations);

@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { at, humanize } from '../format.ts';
+import { at, colourHex, humanize } from '../format.ts';
 import { act } from '../store.ts';
 import type { Control, Device } from '../types.ts';
 
@@ -38,11 +38,6 @@ async function send(d: Device, c: Control, value: unknown, words: string): Promi
   await act(`${d.name}: ${c.label} ${words}`, () =>
     api('PUT', `/devices/${encodeURIComponent(d.serial_number)}`, { state: command(c, value) }),
   );
-}
-
-function hex(n: unknown): string {
-  const v = typeof n === 'number' ? Math.max(0, Math.min(255, Math.round(n))) : 0;
-  return v.toString(16).padStart(2, '0');
 }
 
 function RangeControl({ d, c }: { d: Device; c: Control }) {
@@ -78,6 +73,12 @@ function RangeControl({ d, c }: { d: Device; c: Control }) {
         {value === undefined ? '–' : value}
         {c.unit ? ` ${c.unit}` : ''}
       </output>
+      {c.ends && (
+        <span class="ends" aria-hidden="true">
+          <span>{c.ends[0]}</span>
+          <span>{c.ends[1]}</span>
+        </span>
+      )}
     </label>
   );
 }
@@ -103,9 +104,10 @@ function NumberControl({ d, c }: { d: Device; c: Control }) {
         max={c.max}
         step={c.step ?? 'any'}
         value={text}
-        aria-label={c.label}
+        aria-label={c.unit ? `${c.label} (${c.unit})` : c.label}
         onInput={(e) => setText((e.target as HTMLInputElement).value)}
       />
+      {c.unit && <span class="unit">{c.unit}</span>}
       <button type="submit">Set</button>
     </form>
   );
@@ -190,8 +192,7 @@ export function ControlView({ d, c }: { d: Device; c: Control }) {
     case 'number':
       return <NumberControl d={d} c={c} />;
     case 'color': {
-      const rgb = (current ?? {}) as { red?: number; green?: number; blue?: number };
-      const value = `#${hex(rgb.red)}${hex(rgb.green)}${hex(rgb.blue)}`;
+      const value = colourHex(current);
       return (
         <label class="control color">
           <span class="label">{c.label}</span>

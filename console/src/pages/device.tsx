@@ -1,8 +1,13 @@
-/** One device: controls, readings, rename, capabilities, settings, tags, a camera's picture, recent events, delete. */
+/**
+ * One device: controls, readings, rename, capabilities, settings, tags, a camera's picture and
+ * stream, recent events (each with its time, those loaded with the page too), delete.
+ */
 import { useEffect, useState } from 'preact/hooks';
 import { api, wordsOf } from '../api.ts';
+import { CameraSections } from '../components/camera.tsx';
 import { ControlView } from '../components/controls.tsx';
-import { categoryName, humanize, readingText } from '../format.ts';
+import { TagsForm } from '../components/tags-form.tsx';
+import { categoryName, describeState, humanize, readingText, shownReadings, timeOf } from '../format.ts';
 import { act, devices, notify, onDeviceEvent } from '../store.ts';
 import type { Device } from '../types.ts';
 
@@ -59,89 +64,25 @@ function Rename({ d }: { d: Device }) {
   );
 }
 
-function Tags({ d }: { d: Device }) {
-  const [text, setText] = useState(JSON.stringify(d.tags ?? {}, null, 2));
-  const [error, setError] = useState('');
-  useEffect(() => setText(JSON.stringify(d.tags ?? {}, null, 2)), [d.tags]);
-  return (
-    <form
-      class="tags"
-      onSubmit={async (e) => {
-        e.preventDefault();
-        setError('');
-        let tags: unknown;
-        try {
-          tags = JSON.parse(text);
-        } catch (err) {
-          setError(`These tags are not JSON: ${wordsOf(err)}`);
-          return;
-        }
-        await act('Tags saved.', () => api('PUT', `/devices/${encodeURIComponent(d.serial_number)}`, { tags }));
-      }}
-    >
-      <textarea
-        aria-label="Tags (JSON)"
-        rows={4}
-        value={text}
-        onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
-      />
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      <button type="submit">Save tags</button>
-    </form>
-  );
-}
-
-function Camera({ d }: { d: Device }) {
-  const [stamp, setStamp] = useState(Date.now());
-  const [liveView, setLiveView] = useState(false);
-  const base = `/console/api/cameras/${encodeURIComponent(d.serial_number)}`;
-  return (
-    <section>
-      <h2>Picture</h2>
-      {liveView ? (
-        <img class="camera" src={`${base}/live`} alt={`Live view of ${d.name}`} />
-      ) : (
-        <img class="camera" src={`${base}/snapshot?t=${stamp}`} alt={`Snapshot of ${d.name}`} />
-      )}
-      <div class="buttons">
-        <button type="button" onClick={() => setStamp(Date.now())} disabled={liveView}>
-          New snapshot
-        </button>
-        <button type="button" onClick={() => setLiveView(!liveView)}>
-          {liveView ? 'Stop live view' : 'Live view'}
-        </button>
-      </div>
-    </section>
-  );
-}
-
-/** `{power:{powerState:'on'}}` -> `power state on`. */
-function flat(v: unknown, prefix = ''): string[] {
-  if (typeof v !== 'object' || v === null) return [`${prefix}${String(v)}`];
-  return Object.entries(v).flatMap(([k, w]) =>
-    flat(w, typeof w === 'object' && w !== null ? `${prefix}` : `${prefix}${humanize(k).toLowerCase()} `),
-  );
-}
-
-function describeEvent(e: DeviceEvent): string {
-  const payload = e.data.payload;
+/** An event of a device in words: what happened (`State`, `Changed`), and what it says. */
+function describeEvent(d: Device, e: DeviceEvent): [string, string] {
+  const payload = (e.data.payload ?? {}) as Record<string, unknown>;
   switch (e.type) {
     case 'updateDeviceState':
-      return flat(payload).join(', ');
+      return ['State', describeState(d, payload)];
     case 'updateDeviceOnline':
-      return (payload as { online: boolean }).online ? 'came online' : 'went offline';
-    case 'updateDeviceInfo':
-      return `information changed (name ${(payload as { name: string }).name})`;
+      return payload.online ? ['Online', 'came online'] : ['Offline', 'went offline'];
+    case 'updateDeviceInfo': {
+      // The event carries the name always, and tags or capabilities when they are what changed.
+      const what = ['tags', 'capabilities'].filter((k) => k in payload && payload[k] !== undefined);
+      return ['Changed', what.length > 0 ? what.join(' and ') : `name: ${String(payload.name)}`];
+    }
     case 'addDevice':
-      return 'added';
+      return ['Added', ''];
     case 'deleteDevice':
-      return 'removed';
+      return ['Removed', ''];
     default:
-      return e.type;
+      return [humanize(e.type), ''];
   }
 }
 
@@ -198,7 +139,7 @@ export function DevicePage({ serial }: { serial: string }) {
         {categoryName(d.display_category)} · {d.manufacturer} {d.model} ·{' '}
         <span class={d.online ? 'dot online' : 'dot'}>{d.online ? 'online' : 'offline'}</span>
       </p>
-      {d.display_category === 'camera' && <Camera d={d} />}
+      {d.layout.camera && <CameraSections d={d} cam={d.layout.camera} />}
       {d.layout.controls.length > 0 && (
         <section>
           <h2>Control</h2>
@@ -213,7 +154,7 @@ export function DevicePage({ serial }: { serial: string }) {
         <section>
           <h2>Readings</h2>
           <dl class="readings wide">
-            {d.layout.readings.map((r) => (
+            {shownReadings(d).map((r) => (
               <div key={r.id}>
                 <dt>{r.label}</dt>
                 <dd>{readingText(d, r)}</dd>
@@ -225,10 +166,9 @@ export function DevicePage({ serial }: { serial: string }) {
       <section>
         <h2>Capabilities</h2>
         <ul class="chips">
-          {d.capabilities.map((c) => (
-            <li key={`${c.capability}/${c.name ?? ''}`} title={`permission ${c.permission}`}>
-              {humanize(c.capability)}
-              {c.name !== undefined ? ` (${c.name})` : ''}
+          {d.layout.capabilities.map((c) => (
+            <li key={c.id} title={`permission ${c.permission}`}>
+              {c.label}
             </li>
           ))}
         </ul>
@@ -241,10 +181,7 @@ export function DevicePage({ serial }: { serial: string }) {
               {d.layout.settings.map((s) => (
                 <tr key={`${s.capability}/${s.name ?? ''}/${s.key}`}>
                   <th>{s.label}</th>
-                  <td>
-                    {typeof s.value === 'object' ? JSON.stringify(s.value) : String(s.value ?? '–')}
-                    {s.unit ? ` ${s.unit}` : ''}
-                  </td>
+                  <td>{s.text}</td>
                 </tr>
               ))}
             </tbody>
@@ -253,7 +190,7 @@ export function DevicePage({ serial }: { serial: string }) {
       )}
       <section>
         <h2>Tags</h2>
-        <Tags d={d} />
+        <TagsForm d={d} />
       </section>
       <section>
         <h2>About</h2>
@@ -290,12 +227,15 @@ export function DevicePage({ serial }: { serial: string }) {
           <p class="muted">None kept.</p>
         ) : (
           <ol class="events">
-            {events.map((e) => (
-              <li key={e.id}>
-                {e.at && <time>{new Date(e.at).toLocaleTimeString()} </time>}
-                <strong>{humanize(e.type.replace(/^update/, ''))}</strong> {describeEvent(e)}
-              </li>
-            ))}
+            {events.map((e) => {
+              const [what, text] = describeEvent(d, e);
+              return (
+                <li key={e.id}>
+                  {e.at && <time dateTime={e.at}>{timeOf(e.at)} </time>}
+                  <strong>{what}</strong> {text}
+                </li>
+              );
+            })}
           </ol>
         )}
       </section>

@@ -12,9 +12,10 @@ const ON_CARD = 3;
 const CARD_KINDS = new Set(['switch', 'range', 'choice', 'color', 'bool']);
 
 function DeviceCard({ d }: { d: Device }) {
-  // A card shows what is used every day; the device page has every control and reading.
+  // A card shows what is used every day; the device page has every control and reading (the
+  // radio's link quality among them: how well a device is heard is not what it is for).
   const controls = d.layout.controls.filter((c) => CARD_KINDS.has(c.kind)).slice(0, ON_CARD);
-  const readings = d.layout.readings.filter((r) => at(d.state, r.path) !== undefined).slice(0, ON_CARD);
+  const readings = d.layout.readings.filter((r) => !r.minor && at(d.state, r.path) !== undefined).slice(0, ON_CARD);
   return (
     <article class={d.online ? 'card device' : 'card device offline'} data-serial={d.serial_number}>
       <header>

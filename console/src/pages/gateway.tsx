@@ -14,7 +14,10 @@ import { MatterCard } from './matter-card.tsx';
 interface Runtime {
   ram_used: number;
   cpu_used: number;
+  /** When the host started (G2). */
   power_up_time: string;
+  /** When the gateway started: what "Running since" means here. */
+  started_at: string;
   cpu_temp: number;
   cpu_temp_unit: string;
   cpu_temp_sensor?: boolean;
@@ -95,6 +98,10 @@ function RuntimeView({ initial }: { initial: Runtime }) {
       </div>
       <div>
         <dt>Running since</dt>
+        <dd>{when(r.started_at)}</dd>
+      </div>
+      <div>
+        <dt>Host up since</dt>
         <dd>{when(r.power_up_time)}</dd>
       </div>
     </dl>
@@ -152,10 +159,10 @@ function SpeakerView({ data }: { data: GatewayData }) {
           aria-label="Volume"
           onChange={(e) => {
             const v = Number((e.target as HTMLInputElement).value);
-            void put({ volume: v }, `Volume set to ${v}.`);
+            void put({ volume: v }, `Volume set to ${v} %.`);
           }}
         />
-        <output>{s.volume}</output>
+        <output>{s.volume} %</output>
       </div>
       <Toggle
         label="Muted"
@@ -443,6 +450,8 @@ function LiveSetting({ row, renamed }: { row: SettingRow; renamed: (name: string
     >
       <label>
         {label}
+        {/* The one number setting of the console is a volume. */}
+        {numeric && row.key.endsWith('volume') ? ' (%)' : ''}
         {/* One text input: a number keypad on phones for numbers (type="number" would widen its props' type). */}
         <input
           type="text"
@@ -491,6 +500,12 @@ function SettingsView({ rows, renamed }: { rows: SettingRow[]; renamed: (name: s
   );
 }
 
+/** What a restore replaces, said before it is done: the console's password is the backup's after it. */
+export const RESTORE_WARNING =
+  'Restore this backup? Everything stored now is replaced by what the backup holds, and the gateway restarts.\n\n' +
+  "The console's password and sessions become the backup's: you log in with the password the gateway had when " +
+  'the backup was made, and consoles logged in since then (this one too) are logged out.';
+
 function Maintenance({ data }: { data: GatewayData }) {
   const [file, setFile] = useState<File | undefined>();
   const restartSoon = () => setTimeout(() => void checkAuth(), 3000);
@@ -515,9 +530,20 @@ function Maintenance({ data }: { data: GatewayData }) {
         onSubmit={async (e) => {
           e.preventDefault();
           if (!file) return;
-          if (!confirm('Restore this backup? Everything stored now is replaced, and the gateway restarts.')) return;
-          if (await act('Backup accepted: the gateway restarts with it…', () => upload('/restore', file)))
-            restartSoon();
+          if (!confirm(RESTORE_WARNING)) return;
+          const r = await act('Backup accepted: the gateway restarts with it…', () =>
+            upload<{ backup_created_at: string | null }>('/restore', file),
+          );
+          if (!r) return;
+          notify(
+            'info',
+            `After the restart, log in with the console password this gateway had ${
+              r.backup_created_at
+                ? `on ${when(r.backup_created_at)}, when the backup was made`
+                : 'when the backup was made'
+            }.`,
+          );
+          restartSoon();
         }}
       >
         <input

@@ -1,7 +1,8 @@
 /** Logging in, and the first run: the setup code from the gateway's log sets the password. */
 import { useState } from 'preact/hooks';
 import { api, wordsOf } from '../api.ts';
-import { auth, checkAuth, gatewayName } from '../store.ts';
+import { when } from '../format.ts';
+import { auth, checkAuth, gatewayName, passwdCommand, restoredAt } from '../store.ts';
 
 export function Login() {
   const setup = auth.value === 'setup';
@@ -39,7 +40,7 @@ export function Login() {
           <>
             <p>
               Welcome. Choose the password of this console. To prove you run this gateway, enter the setup code it
-              printed in its log (or set the password with <code>opencube passwd</code> on its machine).
+              printed in its log (or set the password with <code>{passwdCommand.value}</code> on its machine).
             </p>
             <label>
               Setup code
@@ -54,6 +55,12 @@ export function Login() {
           </>
         ) : (
           <p>Log in to the console of this gateway.</p>
+        )}
+        {restoredAt.value && !setup && (
+          <p class="notice" role="status">
+            This gateway was restored from a backup on {when(restoredAt.value)}. Its console password is now the one it
+            had when that backup was made.
+          </p>
         )}
         <label>
           {setup ? 'New password (8 characters or more)' : 'Password'}

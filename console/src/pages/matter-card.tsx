@@ -1,9 +1,13 @@
 /**
  * The Matter bridge on the Gateway page: turning it on and off, the QR code and pairing code to
- * add it to Apple Home, Google Home, Alexa or Home Assistant, and the controllers that have it.
+ * add it to Apple Home, Google Home, Alexa or Home Assistant, pairing mode (the code works only
+ * while it is open: until a first controller has the bridge, then when opened again here for
+ * another one), and the controllers that have it.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, wordsOf } from '../api.ts';
+import { countdown } from '../format.ts';
+import { useNow } from '../hooks.ts';
 import { act, notify } from '../store.ts';
 import type { MatterView } from '../types.ts';
 
@@ -18,8 +22,9 @@ export function formatPairingCode(code: string): string {
 export function MatterCard() {
   const [m, setM] = useState<MatterView | undefined>();
   const [busy, setBusy] = useState(false);
-  // Read again while it starts, and until a controller has it (commissioning happens on a phone).
-  const waiting = m !== undefined && (m.enabled ? m.fabrics.length === 0 : m.starting === true);
+  // Read again while it starts, and while pairing mode is open (commissioning happens on a phone).
+  const waiting = m !== undefined && (m.enabled ? m.pairing.open : m.starting === true);
+  const now = useNow(m?.enabled === true && m.pairing.until !== null);
   useEffect(() => {
     let current = true;
     const load = () =>
@@ -65,13 +70,34 @@ export function MatterCard() {
     if (r) setM(await api<MatterView>('GET', '/matter'));
   };
 
+  const pairing = async (open: boolean) => {
+    setBusy(true);
+    const r = await act(
+      open ? 'Pairing mode is open for 15 minutes: add the bridge in the other app now.' : 'Pairing mode closed.',
+      () => api<MatterView>(open ? 'POST' : 'DELETE', '/matter/pairing'),
+    );
+    setBusy(false);
+    if (r) setM(r);
+  };
+
   return (
     <>
       <p>
         {m.running ? 'On' : 'Starting'}: {m.devices} {m.devices === 1 ? 'device' : 'devices'} bridged, UDP port {m.port}
         .
       </p>
-      {m.fabrics.length === 0 ? (
+      {m.pairing.open && m.pairing.until && (
+        <div class="pairing open" role="status">
+          <span>
+            Pairing mode is open for another controller: <strong>{countdown(m.pairing.until, now)}</strong> left. It
+            closes once one has added the bridge.
+          </span>
+          <button type="button" disabled={busy} onClick={() => void pairing(false)}>
+            Close
+          </button>
+        </div>
+      )}
+      {m.pairing.open ? (
         <div class="matter-pairing">
           <img
             class="matter-qr"
@@ -87,35 +113,42 @@ export function MatterCard() {
           </div>
         </div>
       ) : (
-        <>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>Controller</th>
-                  <th>Vendor</th>
-                  <th />
-                </tr>
-              </thead>
-              <tbody>
-                {m.fabrics.map((f) => (
-                  <tr key={f.index}>
-                    <td>{f.label || `Controller ${f.index}`}</td>
-                    <td>0x{f.vendor_id.toString(16).toUpperCase().padStart(4, '0')}</td>
-                    <td>
-                      <button type="button" class="small" onClick={() => void remove(f)}>
-                        Remove
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <p class="muted">
-            To add it to another home app too, share it from the app that has it (Matter multi-admin).
+        <div class="matter-closed">
+          <p>
+            <strong>Pairing mode is closed.</strong> A controller has the bridge, and its pairing code works only while
+            pairing mode is open: another home app given it now searches for a minute and gives up.
           </p>
-        </>
+          <button type="button" class="primary" disabled={busy} onClick={() => void pairing(true)}>
+            Open pairing mode (15 minutes)
+          </button>
+          <p class="muted">Or share the bridge from the app that has it (Matter multi-admin).</p>
+        </div>
+      )}
+      {m.fabrics.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>Controller</th>
+                <th>Vendor</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {m.fabrics.map((f) => (
+                <tr key={f.index}>
+                  <td>{f.label || `Controller ${f.index}`}</td>
+                  <td>0x{f.vendor_id.toString(16).toUpperCase().padStart(4, '0')}</td>
+                  <td>
+                    <button type="button" class="small" onClick={() => void remove(f)}>
+                      Remove
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       <button
         type="button"

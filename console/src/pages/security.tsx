@@ -1,4 +1,8 @@
-/** Security: the alarm live, arming and disarming the modes, each mode's delays, sound and trigger devices. */
+/**
+ * Security: the alarm live, arming and disarming the modes, each mode's delays, sound and the
+ * sensors that set it off (by name on its card: what arming it means), and the detectors that
+ * ring in every mode.
+ */
 import { useEffect, useState } from 'preact/hooks';
 import { api, wordsOf } from '../api.ts';
 import { countdown, humanize } from '../format.ts';
@@ -14,24 +18,68 @@ const STAGES: Record<string, string> = {
   alarming: 'ALARM',
 };
 
+/** The kinds of intrusion sensor in words (a mode watches doors and windows, motion, tamper). */
+const KINDS: Record<string, { plural: string; one: string }> = {
+  contact: { plural: 'Doors and windows', one: 'door or window' },
+  motion: { plural: 'Motion', one: 'motion' },
+  'tamper-alert': { plural: 'Tamper', one: 'tamper' },
+  // What sets off an alarm in every mode, as the alarm's status names it.
+  smoke: { plural: 'Smoke', one: 'smoke' },
+  gas: { plural: 'Gas', one: 'gas' },
+  'water-leak': { plural: 'Water leaks', one: 'water leak' },
+};
+
+function kindWord(k: string): string {
+  return KINDS[k]?.one ?? humanize(k).toLowerCase();
+}
+
+/** How many watched sensors a mode's card names; the rest are counted. */
+const NAMED = 6;
+
+/** The sensors a mode watches, by name, each with what it is watched for. */
+function Watching({ m }: { m: Security['modes'][number] }) {
+  if (m.watching.length === 0) return <p class="watching">Watches no sensor: only smoke, gas and leaks ring.</p>;
+  const more = m.watching.length - NAMED;
+  return (
+    <div class="watching">
+      <p>Set off by:</p>
+      <ul>
+        {m.watching.slice(0, NAMED).map((w) => (
+          <li key={w.serial_number}>
+            {w.name} <span class="muted">{w.kinds.map(kindWord).join(', ')}</span>
+          </li>
+        ))}
+        {more > 0 && <li class="muted">and {more} more (Settings)</li>}
+      </ul>
+    </div>
+  );
+}
+
 function ModeForm({
   sid,
   config,
   sounds,
+  kinds,
   sensors,
+  watching,
   saved,
 }: {
   sid: number;
   config: ModeConfig;
   sounds: string[];
+  kinds: string[];
   sensors: Security['sensors'];
+  watching: string[];
   saved: (s: Security) => void;
 }) {
   const [c, setC] = useState(config);
   useEffect(() => setC(config), [config]);
-  const all = c.devices === 'all';
-  const chosen = new Set(all ? [] : c.devices);
+  const listed = Array.isArray(c.devices);
+  const chosenKinds = c.devices === 'all' ? kinds : Array.isArray(c.devices) ? [] : c.devices.kinds;
+  const chosen = new Set(Array.isArray(c.devices) ? c.devices : []);
   const num = (k: keyof ModeConfig) => (e: Event) => setC({ ...c, [k]: Number((e.target as HTMLInputElement).value) });
+  // Every kind chosen is "every sensor": the API's "all".
+  const byKinds = (list: string[]) => setC({ ...c, devices: list.length === kinds.length ? 'all' : { kinds: list } });
   return (
     <form
       class="mode-form"
@@ -69,31 +117,68 @@ function ModeForm({
         <input type="number" min={-1} max={3600} value={c.alarm_duration} onInput={num('alarm_duration')} />
       </label>
       <fieldset>
-        <legend>Trigger devices</legend>
+        <legend>Sensors that set it off</legend>
         <label class="check">
           <input
-            type="checkbox"
-            checked={all}
-            onChange={(e) => setC({ ...c, devices: (e.target as HTMLInputElement).checked ? 'all' : [] })}
+            type="radio"
+            name={`watch-${sid}`}
+            checked={!listed}
+            onChange={() => byKinds(chosenKinds.length > 0 ? chosenKinds : kinds)}
           />
-          Every sensor
+          Every sensor of these kinds, and those added later:
         </label>
-        {!all &&
-          sensors.map((s) => (
-            <label class="check" key={s.serial_number}>
+        <div class="indent">
+          {kinds.map((k) => (
+            <label class="check" key={k}>
               <input
                 type="checkbox"
-                checked={chosen.has(s.serial_number)}
-                onChange={(e) => {
-                  const next = new Set(chosen);
-                  if ((e.target as HTMLInputElement).checked) next.add(s.serial_number);
-                  else next.delete(s.serial_number);
-                  setC({ ...c, devices: [...next] });
-                }}
+                disabled={listed}
+                checked={!listed && chosenKinds.includes(k)}
+                onChange={(e) =>
+                  byKinds(
+                    (e.target as HTMLInputElement).checked
+                      ? kinds.filter((x) => x === k || chosenKinds.includes(x))
+                      : chosenKinds.filter((x) => x !== k),
+                  )
+                }
               />
-              {s.name}
+              {KINDS[k]?.plural ?? humanize(k)}
             </label>
           ))}
+        </div>
+        <label class="check">
+          <input
+            type="radio"
+            name={`watch-${sid}`}
+            checked={listed}
+            // Starts from the sensors it watches now.
+            onChange={() => setC({ ...c, devices: [...watching] })}
+          />
+          Only these sensors:
+        </label>
+        <div class="indent">
+          {/* Smoke, gas and leak detectors ring in every mode: a list does not choose them. */}
+          {sensors
+            .filter((s) => s.kinds.length > 0)
+            .map((s) => (
+              <label class="check" key={s.serial_number}>
+                <input
+                  type="checkbox"
+                  disabled={!listed}
+                  checked={chosen.has(s.serial_number)}
+                  onChange={(e) => {
+                    const next = new Set(chosen);
+                    if ((e.target as HTMLInputElement).checked) next.add(s.serial_number);
+                    else next.delete(s.serial_number);
+                    setC({ ...c, devices: [...next] });
+                  }}
+                />
+                <span>
+                  {s.name} <span class="muted">{s.kinds.map(kindWord).join(', ')}</span>
+                </span>
+              </label>
+            ))}
+        </div>
       </fieldset>
       <button type="submit">Save settings</button>
     </form>
@@ -142,7 +227,8 @@ export function SecurityPage() {
         {status.mode && <p>Mode: {humanize(status.mode.name)}</p>}
         {status.trigger && (
           <p>
-            Set off by {triggerName} ({humanize(status.trigger.capability)})
+            Set off by {triggerName} ({kindWord(status.trigger.capability)})
+            {status.trigger.device_offline && ', which showed offline as it reported'}
           </p>
         )}
         {running && <p>{countdown(status.ends_at, now)} left</p>}
@@ -175,10 +261,10 @@ export function SecurityPage() {
             </header>
             {m.config && (
               <p class="muted">
-                Exit {m.config.exit_delay} s · entry {m.config.entry_delay} s ·{' '}
-                {m.config.devices === 'all' ? 'every sensor' : `${m.config.devices.length} sensors`}
+                Delays: exit {m.config.exit_delay} s, entry {m.config.entry_delay} s
               </p>
             )}
+            <Watching m={m} />
             <div class="buttons">
               {m.enable ? (
                 <button
@@ -211,11 +297,25 @@ export function SecurityPage() {
               </button>
             </div>
             {open === m.sid && m.config && (
-              <ModeForm sid={m.sid} config={m.config} sounds={data.sounds} sensors={data.sensors} saved={setData} />
+              <ModeForm
+                sid={m.sid}
+                config={m.config}
+                sounds={data.sounds}
+                kinds={data.kinds}
+                sensors={data.sensors}
+                watching={m.watching.map((w) => w.serial_number)}
+                saved={setData}
+              />
             )}
           </article>
         ))}
       </div>
+      {data.always.length > 0 && (
+        <p class="muted">
+          In every mode, armed or not, these ring at once: {data.always.map((d) => d.name).join(', ')} (smoke, gas and
+          water leaks).
+        </p>
+      )}
     </main>
   );
 }

@@ -18,7 +18,7 @@ const brightness: CapabilityDef = {
 };
 brightness.examples.control?.push({ brightness: { brightnessDelta: -10 } });
 
-const ctState = obj({ colorTemperature: num({ min: 0, max: 100, doc: '0 warm, 50 neutral, 100 cool' }) });
+const ctState = obj({ colorTemperature: num({ min: 0, max: 100, unit: '%', doc: '0 warm, 50 neutral, 100 cool' }) });
 const colorTemperature = plain(
   'color-temperature',
   '1100',

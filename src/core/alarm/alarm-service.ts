@@ -16,7 +16,14 @@ import type { Db, KvStore } from '../../store/db.ts';
 import type { AudioArbiter } from '../audio/arbiter.ts';
 import type { BusEvent, EventBus } from '../event-bus.ts';
 import type { SecurityMode, SecurityOutcome, SecurityService } from '../security.ts';
-import { ALL_DEVICES, type AlarmConfig, type AlarmSound, type DeviceLookup, parseConfigPatch } from './config.ts';
+import {
+  type AlarmConfig,
+  type AlarmSound,
+  type DeviceLookup,
+  defaultConfig,
+  parseConfigPatch,
+  watches,
+} from './config.ts';
 import { AlarmConfigStore } from './config-store.ts';
 import { type AlarmState, loadAlarm, type SavedAlarm, saveAlarm, type Trigger } from './saved.ts';
 import { detections, isLifeSafety } from './triggers.ts';
@@ -101,7 +108,10 @@ export class AlarmService {
   private off: (() => void) | undefined;
 
   constructor(private readonly deps: AlarmDeps) {
-    this.configs = new AlarmConfigStore(deps.db);
+    // A mode nobody configured has the defaults of its kind (Home and Sleep watch the perimeter).
+    this.configs = new AlarmConfigStore(deps.db, (sid) =>
+      defaultConfig(deps.security.list().find((m) => m.sid === sid)?.name ?? ''),
+    );
     const saved = loadAlarm(deps.kv);
     // The armed mode is the one S1 shows; the saved state only says how far it had got.
     const armed = deps.security.armed();
@@ -275,7 +285,12 @@ export class AlarmService {
     }
     if (e.name !== 'device#updateDeviceState') return;
     const { endpoint, payload } = (e as BusEvent<'device#updateDeviceState'>).data;
-    for (const trigger of this.noteDetections(endpoint.serial_number, payload)) this.trigger(trigger);
+    const fresh = this.noteDetections(endpoint.serial_number, payload);
+    if (fresh.length === 0) return;
+    // A report from a device the gateway holds offline is still the device speaking: a detection
+    // is acted on (a missed intrusion or fire is worse than a confusing display), and marked so.
+    const offline = this.deps.devices.get(endpoint.serial_number)?.online === false;
+    for (const t of fresh) this.trigger(offline ? { ...t, device_offline: true } : t);
   }
 
   /** Records what a (partial) state says and returns the capabilities that have just become detected. */
@@ -297,13 +312,26 @@ export class AlarmService {
 
   private trigger(t: Trigger): void {
     if (isLifeSafety(t.capability)) {
-      if (this.alarm.stage !== 'alarming') this.startAlarm(t);
+      if (this.alarm.stage !== 'alarming') {
+        this.noteOffline(t);
+        this.startAlarm(t);
+      }
       return;
     }
     if (this.mode.stage !== 'armed' || this.mode.sid === null || this.alarm.stage !== 'idle') return;
-    const { devices } = this.configs.get(this.mode.sid);
-    if (devices !== ALL_DEVICES && !devices.includes(t.serial_number)) return;
+    if (!watches(this.configs.get(this.mode.sid).devices, t)) return;
+    this.noteOffline(t);
     this.startEntry(t);
+  }
+
+  /** The person reading the log learns that the alarm acted on a device shown offline. */
+  private noteOffline(t: Trigger): void {
+    if (!t.device_offline) return;
+    const name = this.deps.devices.get(t.serial_number)?.name ?? t.serial_number;
+    this.deps.log?.warn(
+      { serial_number: t.serial_number, capability: t.capability },
+      `alarm set off by ${name} (${t.capability}), which the gateway shows offline: its report is acted on`,
+    );
   }
 
   private startEntry(t: Trigger): void {

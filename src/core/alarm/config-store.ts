@@ -1,6 +1,13 @@
-/** The per-mode alarm settings in SQLite (table `alarm_config`, migration.ts). */
+/**
+ * The per-mode alarm settings in SQLite (table `alarm_config`, migration.ts). Its `devices` column
+ * holds NULL for every sensor, a JSON array of serial numbers, or `{"kinds": [...]}` (the kinds of
+ * sensor a mode watches; an older release reads that as every sensor).
+ */
+
+import { isObject } from '../../lib/object.ts';
 import type { Db } from '../../store/db.ts';
 import { ALARM_SOUNDS, ALL_DEVICES, type AlarmConfig, type AlarmSound, DEFAULT_CONFIG } from './config.ts';
+import { INTRUSION, type IntrusionKind } from './triggers.ts';
 
 interface Row {
   exit_delay: number;
@@ -15,6 +22,9 @@ function parseDevices(text: string | null): AlarmConfig['devices'] {
   try {
     const list: unknown = JSON.parse(text);
     if (Array.isArray(list) && list.every((s) => typeof s === 'string')) return list;
+    // `{"kinds": [...]}`: the kinds a mode watches; a kind a later release no longer has is dropped.
+    if (isObject(list) && Array.isArray(list.kinds))
+      return { kinds: list.kinds.filter((k): k is IntrusionKind => typeof k === 'string' && k in INTRUSION) };
   } catch {
     // fall through: a row written by hand that is not a list of serials
   }
@@ -25,7 +35,11 @@ export class AlarmConfigStore {
   private readonly getStmt;
   private readonly setStmt;
 
-  constructor(db: Db) {
+  /** @param defaults the settings of a mode that has no row (by its sid) */
+  constructor(
+    db: Db,
+    private readonly defaults: (sid: number) => AlarmConfig = () => ({ ...DEFAULT_CONFIG }),
+  ) {
     this.getStmt = db.prepare<[number], Row>(
       'SELECT exit_delay, entry_delay, alarm_sound, alarm_duration, devices FROM alarm_config WHERE sid = ?',
     );
@@ -39,7 +53,7 @@ export class AlarmConfigStore {
   /** The settings of a mode: its row, or the defaults when it has none. */
   get(sid: number): AlarmConfig {
     const row = this.getStmt.get(sid);
-    if (!row) return { ...DEFAULT_CONFIG };
+    if (!row) return this.defaults(sid);
     return {
       exit_delay: row.exit_delay,
       entry_delay: row.entry_delay,

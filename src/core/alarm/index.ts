@@ -14,11 +14,25 @@ export {
   ALL_DEVICES,
   type AlarmConfig,
   type AlarmSound,
+  type ByKind,
   CONFIG_LIMITS,
   CONFIG_PATCH_SCHEMA,
   DEFAULT_CONFIG,
   type DeviceLookup,
+  defaultConfig,
+  PERIMETER,
   parseConfigPatch,
+  WATCHED_SCHEMA,
+  type Watched,
+  watchedSensors,
+  watches,
 } from './config.ts';
 export type { AlarmState, Trigger } from './saved.ts';
-export { INTRUSION, isLifeSafety, LIFE_SAFETY, TRIGGER_CAPABILITIES, type TriggerCapability } from './triggers.ts';
+export {
+  INTRUSION,
+  type IntrusionKind,
+  isLifeSafety,
+  LIFE_SAFETY,
+  TRIGGER_CAPABILITIES,
+  type TriggerCapability,
+} from './triggers.ts';

@@ -22,7 +22,8 @@ export const LIFE_SAFETY = {
   'water-leak': { field: 'waterLeak', detected: true },
 } as const;
 
-export type TriggerCapability = keyof typeof INTRUSION | keyof typeof LIFE_SAFETY;
+export type IntrusionKind = keyof typeof INTRUSION;
+export type TriggerCapability = IntrusionKind | keyof typeof LIFE_SAFETY;
 
 const RULES: Readonly<Record<TriggerCapability, { field: string; detected: unknown }>> = {
   ...INTRUSION,

@@ -5,8 +5,9 @@
  * registry routes to it, returning the expected outcome as a value and throwing only for faults.
  */
 
-import type { ErrorCodeValue } from '../../catalog/errors.ts';
+import type { ErrorCodeValue, Failed } from '../../catalog/errors.ts';
 import type { CapabilityObject } from '../../catalog/index.ts';
+import type { ZigbeeUpkeep } from '../zigbee-upkeep/contract.ts';
 
 /** A device as the registry keeps it: every field of spec 2.3 plus the driver's own reference. */
 export interface DeviceRecord {
@@ -64,9 +65,7 @@ export type DriverCommand = (
  * The outcome of a command. `state` on success is what the device now reports (the registry
  * stores and emits it). `offline` on failure tells the registry to mark the device offline.
  */
-export type Outcome =
-  | { ok: true; state?: Record<string, unknown> }
-  | { ok: false; code: ErrorCodeValue; message: string; offline?: boolean };
+export type Outcome = { ok: true; state?: Record<string, unknown> } | (Failed & { offline?: boolean });
 
 /** What a driver may change of a device's information. */
 export interface DeviceInfoUpdate {
@@ -76,6 +75,8 @@ export interface DeviceInfoUpdate {
   tags?: Record<string, unknown> | null;
   /** Merged (shallowly) into the device's extra. */
   extra?: Record<string, unknown>;
+  /** The software the device runs now (after a firmware update). */
+  firmware_version?: string;
 }
 
 /** What the registry offers a driver. Every call is committed to the store before it returns. */
@@ -111,6 +112,8 @@ export interface Driver {
   readonly pairing?: Pairing;
   /** D2, for drivers that add devices given by hand. */
   readonly provisioning?: Provisioning;
+  /** Zigbee drivers: firmware updates, groups, bindings and the network map (src/core/zigbee-upkeep/). */
+  readonly zigbee?: ZigbeeUpkeep;
   /**
    * After a factory reset cleared the registry: a driver whose network still holds its devices
    * (Zigbee) announces them again, as fresh devices.

@@ -228,7 +228,13 @@ export class DeviceRegistry implements DriverHost {
     const entry = this.bySerial.get(serial);
     if (!entry) return;
     const announcedName = info.name ?? entry.announcedName;
-    this.apply(entry, { capabilities: info.capabilities, tags: info.tags }, announcedName, entry.userName, info.extra);
+    this.apply(
+      entry,
+      { capabilities: info.capabilities, tags: info.tags, firmware_version: info.firmware_version },
+      announcedName,
+      entry.userName,
+      info.extra,
+    );
   }
 
   deviceLeft(serial: string): void {
@@ -279,7 +285,7 @@ export class DeviceRegistry implements DriverHost {
 
   private apply(
     entry: Entry,
-    change: { capabilities?: CapabilityObject[]; tags?: Record<string, unknown> | null },
+    change: { capabilities?: CapabilityObject[]; tags?: Record<string, unknown> | null; firmware_version?: string },
     announcedName: string,
     userName: string | undefined,
     extra?: Record<string, unknown>,
@@ -293,12 +299,20 @@ export class DeviceRegistry implements DriverHost {
     if (change.tags === null) delete record.tags;
     else if (change.tags !== undefined) record.tags = change.tags;
     if (extra) record.extra = { ...old.extra, ...extra };
+    // Served in D3, but not an updateDeviceInfo field (spec 6): a client sees it at its next D3.
+    if (change.firmware_version !== undefined) record.firmware_version = change.firmware_version;
     const infoChanged =
       old.name !== record.name ||
       !isDeepStrictEqual(old.capabilities, record.capabilities) ||
       !isDeepStrictEqual(old.tags, record.tags);
     const namesChanged = announcedName !== entry.announcedName || userName !== entry.userName;
-    if (!infoChanged && !namesChanged && isDeepStrictEqual(old.extra, record.extra)) return old;
+    if (
+      !infoChanged &&
+      !namesChanged &&
+      old.firmware_version === record.firmware_version &&
+      isDeepStrictEqual(old.extra, record.extra)
+    )
+      return old;
     // Stored first: if the write fails, memory (and so D3) still shows what the store holds.
     this.store.save({ record, announcedName, userName });
     this.replace(entry, record, { announcedName, userName });

@@ -38,12 +38,21 @@ function jsonProblem(text: unknown, shape: Shape): string | undefined {
   return undefined;
 }
 
-/** The storage classes a column's declared type and NOT NULL allow. */
+/**
+ * The storage classes a column may hold as the gateway writes it, by the affinity SQLite gives its
+ * declared type (integer columns also hold a number with a fraction; a column without a type,
+ * anything), and NULL unless NOT NULL (or the rowid) says otherwise.
+ */
 function allowedTypes(declared: string, notNull: boolean, primaryKey: boolean): Set<string> {
   const t = declared.toUpperCase();
-  const types = new Set<string>([t.includes('INT') ? 'integer' : t.includes('BLOB') ? 'blob' : 'text']);
-  if (!notNull && !(primaryKey && t === 'INTEGER')) types.add('null');
-  return types;
+  let types: string[];
+  if (t.includes('INT')) types = ['integer', 'real'];
+  else if (/CHAR|CLOB|TEXT/.test(t)) types = ['text'];
+  else if (t.includes('BLOB')) types = ['blob'];
+  else if (t === '') types = ['integer', 'real', 'text', 'blob'];
+  else types = ['integer', 'real'];
+  if (!notNull && !(primaryKey && t === 'INTEGER')) types.push('null');
+  return new Set(types);
 }
 
 /** JSON columns and the shape each reader expects. */
@@ -52,6 +61,7 @@ const JSON_COLUMNS: Record<string, Record<string, Shape>> = {
   kv: { value: 'any' },
   ui_cards: { web_settings: 'object', cast_settings: 'object' },
   matter_storage: { value: 'any' },
+  automation_traces: { trace: 'any' },
 };
 
 /** How a row is named in a message, by table. */

@@ -1,5 +1,5 @@
 /** Types shared inside the camera folder: what a probe learns, and outcomes as values. */
-import { ErrorCode, type ErrorCodeValue, errorMessages } from '../../catalog/errors.ts';
+import { ErrorCode, type ErrorCodeValue, errorMessages, type Failed } from '../../catalog/errors.ts';
 import { type CameraProtocol, hostPort, type StreamAddress } from './stream-url.ts';
 
 /** What probing a stream told about it. Fields the stream does not tell are absent. */
@@ -21,11 +21,7 @@ export interface StreamFacts {
 }
 
 /** A failure with its code; `message` never holds credentials. */
-export interface CameraFailure {
-  ok: false;
-  code: ErrorCodeValue;
-  message: string;
-}
+export type CameraFailure = Failed;
 
 export type ProbeOutcome = { ok: true; facts: StreamFacts } | CameraFailure;
 

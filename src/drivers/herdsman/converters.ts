@@ -193,3 +193,45 @@ export function errorText(err: unknown): string {
   const s = err instanceof Error ? err.message : String(err);
   return s.replace(/\s+/g, ' ').trim();
 }
+
+/**
+ * Sends state (Zigbee2MQTT's form) to a group in one group command per converter, through the
+ * `toZigbee` converters of its members' models, as Zigbee2MQTT does for a group (no device, the
+ * members' definitions as `mapped`, their states as `membersState`); returns the state the
+ * converters give back (the group's, optimistic). Throws what a converter or the network throws.
+ */
+export async function toGroupSet(
+  group: unknown,
+  definitions: readonly Definition[],
+  payload: KeyValue,
+  state: KeyValue,
+  membersState: Record<string, KeyValue>,
+): Promise<KeyValue> {
+  const converters = [...new Set(definitions.flatMap((d) => d.toZigbee))];
+  const used = new Set<Tz.Converter>();
+  const result: KeyValue = {};
+  // A light told to turn on takes its colour first; one told to turn off, the off first (Zigbee2MQTT's order).
+  const off = typeof payload.state === 'string' && payload.state.toLowerCase() === 'off';
+  const first = (k: string) => ['state', 'brightness'].includes(k) === off;
+  const keys = Object.keys(payload).sort((a, b) => Number(first(b)) - Number(first(a)));
+  for (const key of keys) {
+    const c = converters.find((x) => !x.key || x.key.includes(key));
+    if (!c?.convertSet) throw new Error(`nothing can set ${key} on this group`);
+    if (used.has(c)) continue;
+    used.add(c);
+    const meta = {
+      message: { ...payload },
+      device: undefined,
+      mapped: definitions,
+      options: {},
+      state,
+      membersState,
+      endpoint_name: undefined,
+      publish: () => {},
+      deviceExposesChanged: () => {},
+    } as unknown as Tz.Meta;
+    const r = await c.convertSet(group as never, key, payload[key], meta);
+    if (r && typeof r === 'object' && r.state) Object.assign(result, r.state);
+  }
+  return result;
+}

@@ -40,6 +40,10 @@ export interface DevicesDeps {
   readBack: ReadBackQueue;
   clock: Clock;
   log: Log;
+  /** A device's state changed (the groups it is in follow it). */
+  stateChanged?(node: Node): void;
+  /** The devices of a coordinator that started are taken up (their models known). */
+  tookUp?(): void;
 }
 
 export class Devices {
@@ -143,6 +147,7 @@ export class Devices {
       this.configure(node);
       this.queueRead(node);
     }
+    this.deps.tookUp?.();
   }
 
   /** The node of an interviewed device (its model found, its exposes mapped), or undefined when it has no model. */
@@ -352,6 +357,7 @@ export class Devices {
     const serial = this.serialOf(node.ieee);
     if (serial && Object.keys(state).length > 0) this.deps.host()?.stateReported(serial, state);
     node.waiters.stateSeen(z);
+    this.deps.stateChanged?.(node);
   }
 
   /** A state in Zigbee2MQTT's form as API state, cleaned. */

@@ -10,6 +10,7 @@
 import type { Controller } from 'zigbee-herdsman';
 import { ErrorCode } from '../../catalog/errors.ts';
 import type { DeviceRecord, Driver, DriverCommand, DriverHost, Outcome, Pairing } from '../../core/devices/contract.ts';
+import type { ZigbeeUpkeep } from '../../core/zigbee-upkeep/contract.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
 import { type Confirmation, planGet, planSet, propertiesOf, ReadBackQueue } from '../../zigbee/index.ts';
@@ -18,7 +19,10 @@ import { answeredBy, errorText, type KeyValue, toZigbeeGet, toZigbeeSet } from '
 import { type AdapterFactory, CoordinatorLink } from './coordinator.ts';
 import { Devices, DRIVER_ID } from './devices.ts';
 import type { Node } from './nodes.ts';
+import { HerdsmanOta } from './ota.ts';
 import type { AdapterType, CoordinatorPort } from './ports.ts';
+import { HerdsmanUpkeep } from './upkeep.ts';
+import { within } from './within.ts';
 
 export { DRIVER_ID } from './devices.ts';
 
@@ -51,6 +55,17 @@ export interface HerdsmanOptions {
   coordinatorCheckMs?: number;
   coordinatorAnswerMs?: number;
   clock?: Clock;
+  /** `zigbee.ota_index`: where firmware comes from ('' for the public index). */
+  otaIndex?: string;
+  /** Firmware updates: the pause between image blocks (Zigbee2MQTT's 250 ms), how long a block request may take, progress at most this often. */
+  otaResponseDelayMs?: number;
+  otaRequestTimeoutMs?: number;
+  otaProgressEveryMs?: number;
+  /** Network map: the pause between two routers (1 s) and before a retry (5 s), as Zigbee2MQTT paces a scan. */
+  scanPaceMs?: number;
+  scanRetryMs?: number;
+  /** How long a device has to answer a group, binding or map request. */
+  upkeepRequestMs?: number;
   /** Tests: what stands in for the USB coordinator. */
   adapterFactory?: AdapterFactory;
   /** Tests: the serial ports seen. */
@@ -82,6 +97,10 @@ export class HerdsmanDriver implements Driver {
   private readonly clock: Clock;
   private readonly confirmMs: number;
   private permitJoinEnd = 0;
+  private readonly ota: HerdsmanOta;
+  private readonly upkeep: HerdsmanUpkeep;
+  /** Firmware updates, groups, bindings and the network map (upkeep.ts, ota.ts). */
+  readonly zigbee: ZigbeeUpkeep;
 
   constructor(private readonly opts: HerdsmanOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -110,7 +129,30 @@ export class HerdsmanDriver implements Driver {
       readBack: this.readBack,
       clock: this.clock,
       log: opts.log,
+      stateChanged: (node) => this.upkeep.stateChanged(node),
+      tookUp: () => this.upkeep.changed(),
     });
+    this.ota = new HerdsmanOta({
+      index: opts.otaIndex ?? '',
+      dir: opts.dir,
+      clock: this.clock,
+      log: opts.log,
+      responseDelayMs: opts.otaResponseDelayMs,
+      requestTimeoutMs: opts.otaRequestTimeoutMs,
+      progressEveryMs: opts.otaProgressEveryMs,
+    });
+    this.upkeep = new HerdsmanUpkeep({
+      controller: () => this.link.controller(),
+      reason: () => this.link.reason(),
+      devices: this.devices,
+      ota: this.ota,
+      clock: this.clock,
+      log: opts.log,
+      scanPaceMs: opts.scanPaceMs ?? 1000,
+      scanRetryMs: opts.scanRetryMs ?? 5000,
+      requestMs: opts.upkeepRequestMs ?? 10_000,
+    });
+    this.zigbee = this.upkeep;
     this.link = new CoordinatorLink({
       dir: opts.dir,
       serialPort: opts.serialPort,
@@ -125,7 +167,10 @@ export class HerdsmanDriver implements Driver {
       watchAnswerMs: opts.coordinatorAnswerMs ?? DEFAULT_COORDINATOR_ANSWER_MS,
       adapterFactory: opts.adapterFactory,
       listPorts: opts.listPorts,
-      attach: (c) => this.devices.attach(c),
+      attach: (c) => {
+        this.devices.attach(c);
+        this.ota.attach(c);
+      },
       onUp: (c) => this.up(c),
       onDown: (reason) => this.down(reason),
     });
@@ -162,7 +207,7 @@ export class HerdsmanDriver implements Driver {
     const c = this.link.controller();
     if (!c) return fail(ErrorCode.SERVER_ERROR, `the Zigbee coordinator is not running: ${this.link.reason()}`);
     const seconds = enable ? this.opts.permitJoinSeconds : 0;
-    const r = await this.within(c.permitJoin(seconds), this.confirmMs);
+    const r = await within(this.clock, c.permitJoin(seconds), this.confirmMs);
     if (!r.ok) {
       // Late, it may still open: close it again rather than leave the network open unknown to the API.
       if (enable) c.permitJoin(0).catch(() => {});
@@ -250,7 +295,7 @@ export class HerdsmanDriver implements Driver {
     const waitMs = this.opts.removeWaitMs ?? DEFAULT_REMOVE_WAIT_MS;
     this.devices.removing.add(ieee);
     const leave = zh.removeFromNetwork();
-    const r = await this.within(leave, waitMs);
+    const r = await within(this.clock, leave, waitMs);
     if (r.ok) {
       this.devices.removing.delete(ieee);
       this.devices.forget(ieee);
@@ -276,28 +321,6 @@ export class HerdsmanDriver implements Driver {
     return fail(ErrorCode.DEVICE_UPDATE_FAILED, `Zigbee: the device did not leave the network: ${r.message}`);
   }
 
-  /** Settles with the promise, or fails after `ms`. */
-  private within(
-    p: Promise<unknown>,
-    ms: number,
-  ): Promise<{ ok: true } | { ok: false; message: string; timedOut?: boolean }> {
-    return new Promise((resolve) => {
-      const cancel = this.clock.setTimer(ms, () =>
-        resolve({ ok: false, message: `no answer within ${ms} ms`, timedOut: true }),
-      );
-      p.then(
-        () => {
-          cancel();
-          resolve({ ok: true });
-        },
-        (err) => {
-          cancel();
-          resolve({ ok: false, message: errorText(err) });
-        },
-      );
-    });
-  }
-
   private async ping(ieee: string): Promise<void> {
     const device = this.link.controller()?.getDeviceByIeeeAddr(ieee);
     if (!device) throw new Error('not in the network');
@@ -314,6 +337,7 @@ export class HerdsmanDriver implements Driver {
   private down(reason: string): void {
     this.permitJoinEnd = 0;
     this.devices.down(reason);
+    this.upkeep.changed();
   }
 }
 

@@ -18,7 +18,7 @@ export { zigbeeDir } from './zigbee-dir.ts';
 
 /** What tests (and benchmarks) may set beyond the settings: timings, the clock, the coordinator. */
 export type HerdsmanDriverOptions = Partial<
-  Omit<HerdsmanOptions, 'dir' | 'serialPort' | 'adapter' | 'channel' | 'permitJoinSeconds' | 'log'>
+  Omit<HerdsmanOptions, 'dir' | 'serialPort' | 'adapter' | 'channel' | 'permitJoinSeconds' | 'log' | 'otaIndex'>
 >;
 
 /** `zigbee.mode` `herdsman`: the driver of the coordinator set (or found) in the settings. */
@@ -32,6 +32,7 @@ export function createHerdsman(settings: Settings, log: Log, opts: HerdsmanDrive
     permitJoinSeconds: z.permit_join_seconds,
     activeMs: z.availability_active_minutes * 60_000,
     passiveMs: z.availability_passive_hours * 3_600_000,
+    otaIndex: z.ota_index,
     debug: settings.log_level === 'debug' || settings.log_level === 'trace',
     log,
     ...opts,

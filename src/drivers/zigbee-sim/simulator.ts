@@ -12,6 +12,7 @@ import { noDelay } from '../../lib/mqtt.ts';
 import { isObject } from '../../lib/object.ts';
 import { ACCESS_SET, hsToRgb, type ModelFixture, rgbToHs, rgbToXy, xyToRgb } from '../../zigbee/index.ts';
 import type { Z2mDevice } from '../zigbee2mqtt/index.ts';
+import { type SimBinding, type SimGroup, SimUpkeep, type UpkeepDevice } from './upkeep.ts';
 import { drift, initialState, type SimProperty, seeded, simProperties } from './values.ts';
 
 export interface SimulatorOptions {
@@ -25,6 +26,8 @@ export interface SimulatorOptions {
   seed?: number;
   /** Interval of sensor reports; 0 turns scheduled reports off. */
   reportIntervalMs?: number;
+  /** MQTT keep-alive in seconds (mqtt.js's 60 by default). */
+  keepaliveSeconds?: number;
   /** Delay from opening permit_join to a device joining; and the interview's length. */
   joinDelayMs?: number;
   interviewMs?: number;
@@ -32,6 +35,10 @@ export interface SimulatorOptions {
   joinsPerWindow?: number;
   /** Delay before a set is answered (a real network takes some tens of ms). */
   responseDelayMs?: number;
+  /** A firmware update's pace: one tenth of it this often. */
+  otaStepMs?: number;
+  /** A network map scan's pace: this long per router. */
+  mapStepMs?: number;
   /**
    * Where the network keeps itself between runs (as a real Zigbee2MQTT and its devices would):
    * devices that left stay gone, joined devices stay joined, devices keep their state. Absent:
@@ -45,10 +52,20 @@ interface SavedNetwork {
   version: 1;
   serial: number;
   nextJoin: number;
-  devices: { ieee: string; friendly: string; model: string; state: Record<string, unknown>; online: boolean }[];
+  devices: {
+    ieee: string;
+    friendly: string;
+    model: string;
+    state: Record<string, unknown>;
+    online: boolean;
+    nwk?: number;
+    bindings?: SimBinding[];
+    firmware?: UpkeepDevice['firmware'];
+  }[];
+  groups?: SimGroup[];
 }
 
-export interface SimDevice {
+export interface SimDevice extends UpkeepDevice {
   ieee: string;
   friendly: string;
   fixture: ModelFixture;
@@ -97,10 +114,29 @@ export class Z2mSimulator {
   failPermitJoin = false;
   /** Zigbee2MQTT is away (setInstanceOnline): it answers nothing. */
   private away = false;
+  /** Firmware updates, groups, bindings and the network map (upkeep.ts). */
+  private readonly upkeep: SimUpkeep;
 
   constructor(private readonly opts: SimulatorOptions) {
     this.base = opts.baseTopic;
     this.rand = seeded(opts.seed ?? hash(opts.baseTopic));
+    this.upkeep = new SimUpkeep(
+      {
+        base: this.base,
+        coordinatorIeee: COORDINATOR_IEEE,
+        list: () => this.list(),
+        find: (id) => this.device(id),
+        publishState: (d, extra) => this.publishState(d as SimDevice, extra),
+        publishDevices: () => this.publishDevices(),
+        pub: (topic, payload, retain) => this.pub(topic, payload, retain),
+        respond: (what, body, transaction) => this.respond(what, body, transaction),
+        event: (type, data) => this.event(type, data),
+        later: (ms, fn) => this.later(ms, fn),
+        apply: (d, key, value) => this.apply(d as SimDevice, key, value),
+        rand: () => this.rand(),
+      },
+      { otaStepMs: opts.otaStepMs, mapStepMs: opts.mapStepMs },
+    );
     if (this.restore()) return;
     const names = new Map<string, number>();
     for (const fx of opts.devices) {
@@ -136,8 +172,12 @@ export class Z2mSimulator {
         state,
         online: s.online !== false,
         interviewing: false,
+        nwk: Number.isInteger(s.nwk) ? (s.nwk as number) : this.devices.size + 1,
+        bindings: Array.isArray(s.bindings) ? s.bindings : [],
+        firmware: isObject(s.firmware) ? s.firmware : firstFirmware(s.ieee),
       });
     }
+    this.upkeep.groups = Array.isArray(saved.groups) ? saved.groups : [];
     this.serial = Number.isInteger(saved.serial) ? saved.serial : this.devices.size;
     this.nextJoin = Number.isInteger(saved.nextJoin) ? saved.nextJoin : 0;
     return true;
@@ -161,7 +201,17 @@ export class Z2mSimulator {
       nextJoin: this.nextJoin,
       devices: this.list()
         .filter((d) => !d.interviewing)
-        .map((d) => ({ ieee: d.ieee, friendly: d.friendly, model: d.fixture.model, state: d.state, online: d.online })),
+        .map((d) => ({
+          ieee: d.ieee,
+          friendly: d.friendly,
+          model: d.fixture.model,
+          state: d.state,
+          online: d.online,
+          nwk: d.nwk,
+          bindings: d.bindings,
+          firmware: d.firmware,
+        })),
+      groups: this.upkeep.groups,
     };
     mkdirSync(dirname(file), { recursive: true });
     // Written aside, then renamed: a stop in the middle never leaves half a file.
@@ -180,6 +230,10 @@ export class Z2mSimulator {
       state: initialState(props, this.rand),
       online: true,
       interviewing,
+      // Network addresses 1, 2, ... in the order devices came (the coordinator is 0).
+      nwk: this.serial,
+      bindings: [],
+      firmware: firstFirmware(ieee),
     };
     this.devices.set(ieee, d);
     return d;
@@ -190,6 +244,7 @@ export class Z2mSimulator {
     const client = mqtt.connect(this.opts.url, {
       clientId: `z2m-sim-${this.base}-${Math.round(this.rand() * 1e9)}`,
       reconnectPeriod: 200,
+      ...(this.opts.keepaliveSeconds !== undefined ? { keepalive: this.opts.keepaliveSeconds } : {}),
       will: { topic: `${this.base}/bridge/state`, payload: Buffer.from('{"state":"offline"}'), retain: true, qos: 0 },
       // No cache of 65,536 pre-built Buffers (about 6 MB of heap): see zigbee2mqtt/link.ts.
       writeCache: false,
@@ -247,6 +302,11 @@ export class Z2mSimulator {
     return [...this.devices.values()];
   }
 
+  /** Its groups (Zigbee2MQTT's bridge/groups). */
+  groups(): readonly SimGroup[] {
+    return this.upkeep.groups;
+  }
+
   device(idOrName: string): SimDevice | undefined {
     return this.devices.get(idOrName) ?? this.list().find((d) => d.friendly === idOrName);
   }
@@ -258,11 +318,17 @@ export class Z2mSimulator {
     this.publishAvailability(d);
   }
 
-  /** Publishes a state change as the device would report it. */
+  /** Publishes a state change as the device would report it (an action also reaches what the device is bound to). */
   report(id: string, change: Record<string, unknown>): void {
     const d = this.must(id);
     Object.assign(d.state, change);
     this.publishState(d, change);
+    if (typeof change.action === 'string') this.upkeep.pressed(d, change.action);
+  }
+
+  /** Test hook: the device's next firmware update fails (its image refused as invalid). */
+  failNextUpdate(id: string): void {
+    this.must(id).failOta = true;
   }
 
   /** Renames a device as `bridge/request/device/rename` does. */
@@ -283,6 +349,7 @@ export class Z2mSimulator {
   leave(id: string): void {
     const d = this.must(id);
     this.devices.delete(d.ieee);
+    this.dropFromGroups(d.ieee);
     this.publishDevices();
     this.event('device_leave', { ieee_address: d.ieee, friendly_name: d.friendly });
   }
@@ -327,10 +394,17 @@ export class Z2mSimulator {
     this.persist();
   }
 
+  /** A device gone from the network is no member of any group (Zigbee2MQTT publishes the groups again). */
+  private dropFromGroups(ieee: string): void {
+    for (const g of this.upkeep.groups) g.members = g.members.filter((m) => m.ieee_address !== ieee);
+    this.upkeep.publishGroups();
+  }
+
   private publishAll(): void {
     this.pub(`${this.base}/bridge/state`, '{"state":"online"}', true);
     this.publishInfo();
     this.publishDevices();
+    this.upkeep.publishGroups();
     for (const d of this.devices.values()) {
       if (d.interviewing) continue;
       this.publishAvailability(d);
@@ -345,7 +419,7 @@ export class Z2mSimulator {
       JSON.stringify({
         version: '2.1.0-sim',
         commit: 'opencube-sim',
-        coordinator: { ieee_address: '0x00124b00000c0ffe', type: 'zStack3x0', meta: { revision: 20230507 } },
+        coordinator: { ieee_address: COORDINATOR_IEEE, type: 'zStack3x0', meta: { revision: 20230507 } },
         network: { channel: 15, pan_id: 6754, extended_pan_id: '0xdddddddddddddddd' },
         log_level: 'info',
         permit_join: open,
@@ -363,7 +437,7 @@ export class Z2mSimulator {
       vendor: d.fixture.vendor,
       description: d.fixture.description,
       exposes: d.fixture.exposes,
-      supports_ota: false,
+      supports_ota: d.fixture.supports_ota === true,
       options: [],
     };
   }
@@ -371,7 +445,7 @@ export class Z2mSimulator {
   private publishDevices(): void {
     const list: Z2mDevice[] = [
       {
-        ieee_address: '0x00124b00000c0ffe',
+        ieee_address: COORDINATOR_IEEE,
         friendly_name: 'Coordinator',
         type: 'Coordinator',
         network_address: 0,
@@ -382,14 +456,13 @@ export class Z2mSimulator {
         interview_state: 'SUCCESSFUL',
       },
     ];
-    let nwk = 1;
     for (const d of this.devices.values()) {
       // An entry being interviewed has no definition key and type "Unknown" (Zigbee2MQTT 2.x).
       list.push({
         ieee_address: d.ieee,
         friendly_name: d.friendly,
         type: d.interviewing ? 'Unknown' : d.fixture.type,
-        network_address: nwk++,
+        network_address: d.nwk,
         supported: !d.interviewing,
         disabled: false,
         interviewing: d.interviewing,
@@ -399,8 +472,9 @@ export class Z2mSimulator {
         manufacturer: d.fixture.vendor,
         model_id: d.fixture.zigbee_model,
         power_source: d.fixture.power_source,
-        software_build_id: '1.0.7',
+        software_build_id: d.firmware.build,
         date_code: '20240101',
+        ...(d.interviewing ? {} : { endpoints: this.upkeep.devicesEntry(d) }),
       });
     }
     this.pub(`${this.base}/bridge/devices`, JSON.stringify(list), true);
@@ -470,6 +544,7 @@ export class Z2mSimulator {
       const { action: a, ...rest } = change;
       Object.assign(d.state, rest);
       this.publishState(d, a !== undefined ? { action: a } : {});
+      if (typeof a === 'string') this.upkeep.pressed(d, a);
     }
   }
 
@@ -485,7 +560,9 @@ export class Z2mSimulator {
       // plain text payloads are allowed by Zigbee2MQTT
     }
     if (rest.startsWith('bridge/request/')) {
-      this.onRequest(rest.slice(15), msg);
+      const what = rest.slice(15);
+      if (this.upkeep.handles(what)) this.upkeep.onRequest(what, msg, isObject(msg) ? msg.transaction : undefined);
+      else this.onRequest(what, msg);
       return;
     }
     if (rest.endsWith('/set')) {
@@ -554,6 +631,7 @@ export class Z2mSimulator {
         // the retained availability topic is left as it was.
         this.devices.delete(d.ieee);
         this.pub(`${this.base}/${d.friendly}`, '', true);
+        this.dropFromGroups(d.ieee);
         this.publishDevices();
         const data = { block: false, clear_cache: false, force: body.force === true, id, keep_config: false };
         this.respond(what, { data, status: 'ok' }, transaction);
@@ -592,6 +670,7 @@ export class Z2mSimulator {
 
   private onSet(friendly: string, msg: unknown): void {
     const d = this.list().find((x) => x.friendly === friendly);
+    if (!d && isObject(msg) && this.upkeep.onGroupSet(friendly, msg)) return;
     if (!d || !isObject(msg)) return;
     // The failure names the converter's key: `state` for a `state_left` set.
     const firstKey = Object.keys(msg)[0] ?? 'state';
@@ -699,6 +778,14 @@ export class Z2mSimulator {
     }
     return false;
   }
+}
+
+/** The coordinator's IEEE address. */
+const COORDINATOR_IEEE = '0x00124b00000c0ffe';
+
+/** What a device runs when it first joins: a version of its own, the build the list shows. */
+function firstFirmware(ieee: string): UpkeepDevice['firmware'] {
+  return { version: 0x01000000 + (hash(ieee) & 0xff00), build: '1.0.7' };
 }
 
 function hash(s: string): number {

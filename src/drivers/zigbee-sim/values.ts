@@ -28,11 +28,14 @@ const SENSORS: Record<string, { start: number; step: number; min: number; max: n
 };
 
 /**
- * Binary sensors that flip now and then on their own. Never smoke, gas or a water leak: those
- * sound the alarm in every mode, armed or not (docs/security.md), and a simulated network on a
- * developer's laptop must not ring a siren on its own.
+ * Binary sensors that flip now and then on their own: the household inside, moving about. Never
+ * smoke, gas or a water leak: those sound the alarm in every mode, armed or not (docs/security.md),
+ * and a simulated network on a developer's laptop must not ring a siren on its own. Nor a door or
+ * window, nor a tamper: those are what Home and Sleep mode watch by default, and a demo armed in
+ * Home mode that rings by itself teaches that the alarm cannot be trusted. Arming Away mode (which
+ * watches motion too) in the demo shows the alarm going off.
  */
-const EVENTS = new Set(['occupancy', 'presence', 'contact', 'tamper', 'vibration']);
+const EVENTS = new Set(['occupancy', 'presence', 'vibration']);
 
 export interface SimProperty {
   property: string;

@@ -25,7 +25,7 @@ import {
 } from '../../zigbee/index.ts';
 import { parseFailure, zigbee2mqttWaiters } from './commands.ts';
 import { literalTopic } from './link.ts';
-import type { Z2mDevice } from './types.ts';
+import type { Z2mDevice, Z2mEndpoint, Z2mGroup } from './types.ts';
 
 export const DRIVER_ID = 'zigbee2mqtt';
 
@@ -49,6 +49,10 @@ export interface Entry {
   sleepy: boolean;
   /** The `/get` payload of every readable mapped attribute. */
   readable: Record<string, string>;
+  /** Its endpoints (clusters, bindings) by number, as bridge/devices last listed them. */
+  endpoints: Record<string, Z2mEndpoint>;
+  /** Whether its model takes firmware updates. */
+  supportsOta: boolean;
 }
 
 /** What a bridge needs from the driver that holds it. */
@@ -62,10 +66,14 @@ export interface BridgeDeps {
   readBack: ReadBackQueue;
   /** Logs a model's left-out exposes once per process. */
   logUnmapped(model: string, unmapped: string[]): void;
+  /** A state message of a device, once kept in `entry.last` (firmware progress, group state). */
+  deviceState?(entry: Entry, msg: Record<string, unknown>): void;
+  /** The instance's groups, devices (endpoints, bindings) or online state changed. */
+  changed?(): void;
 }
 
 /** The bridge topics the driver reads; everything else (bridge/definitions: ~230 KB per change) is not subscribed. */
-export const BRIDGE_TOPICS = ['state', 'info', 'devices', 'event', 'logging', 'response/#'] as const;
+export const BRIDGE_TOPICS = ['state', 'info', 'devices', 'groups', 'event', 'logging', 'response/#'] as const;
 
 export class Bridge {
   readonly byIeee = new Map<string, Entry>();
@@ -80,6 +88,10 @@ export class Bridge {
   readonly removeRequested = new Set<string>();
   /** The next bridge/devices list is the first since (re)connecting: read every device back. */
   private readAll = true;
+  /** The groups of the last bridge/groups. */
+  groups: Z2mGroup[] = [];
+  /** The coordinator's IEEE address (bindings to it are the ones made for reporting). */
+  coordinatorIeee?: string;
 
   constructor(
     readonly base: string,
@@ -118,6 +130,10 @@ export class Bridge {
       const host = this.deps.host();
       // One transaction for the whole list: one commit (one fsync) instead of one per device.
       host?.batch(() => this.reconcile(host, msg));
+      this.deps.changed?.();
+    } else if (sub === 'groups' && Array.isArray(msg)) {
+      this.groups = msg.flatMap((g) => readGroup(g) ?? []);
+      this.deps.changed?.();
     } else if (sub === 'state') this.onState(isObject(msg) ? msg.state : msg);
     else if (sub === 'info' && isObject(msg)) {
       this.permitJoin = msg.permit_join === true;
@@ -144,6 +160,7 @@ export class Bridge {
     }
     if (!isObject(msg)) return;
     Object.assign(entry.last, msg);
+    this.deps.deviceState?.(entry, msg);
     const state = this.apiState(entry, msg);
     const serial = this.serialOf(entry.ieee);
     if (serial && Object.keys(state).length > 0) this.deps.host()?.stateReported(serial, state);
@@ -184,6 +201,7 @@ export class Bridge {
     this.online = state === 'online';
     if (was === this.online) return;
     this.deps.log.info({ base_topic: this.base, state }, `zigbee2mqtt: instance ${state}`);
+    this.deps.changed?.();
     const host = this.deps.host();
     if (!host) return;
     host.batch(() => {
@@ -224,6 +242,7 @@ export class Bridge {
     this.readAll = false;
     for (const item of list) {
       const d = readDevice(item);
+      if (d?.type === 'Coordinator') this.coordinatorIeee = d.ieee_address;
       if (!d || d.type === 'Coordinator') continue;
       present.add(d.ieee_address);
       const interviewed = d.interview_state ? d.interview_state === 'SUCCESSFUL' : d.interview_completed === true;
@@ -283,9 +302,13 @@ export class Bridge {
         missing: entry?.missing ?? false,
         sleepy: false,
         readable,
+        endpoints: {},
+        supportsOta: false,
       };
       this.byIeee.set(d.ieee_address, entry);
     }
+    entry.endpoints = readEndpoints(d.endpoints);
+    entry.supportsOta = def.supports_ota === true;
     entry.sleepy = d.type === 'EndDevice' && !/mains|dc/i.test(String(d.power_source ?? ''));
     if (isNew || entry.friendly !== d.friendly_name) {
       if (entry.friendly !== d.friendly_name) {
@@ -384,6 +407,49 @@ function parse(buf: Buffer): unknown {
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+/** A device's endpoints of bridge/devices, the parts that cannot be read left out. */
+function readEndpoints(v: unknown): Record<string, Z2mEndpoint> {
+  const out: Record<string, Z2mEndpoint> = {};
+  if (!isObject(v)) return out;
+  for (const [id, e] of Object.entries(v)) {
+    if (!/^\d+$/.test(id) || !isObject(e)) continue;
+    const clusters = isObject(e.clusters) ? e.clusters : {};
+    const bindings = Array.isArray(e.bindings) ? e.bindings : [];
+    out[id] = {
+      ...(typeof e.name === 'string' ? { name: e.name } : {}),
+      clusters: { input: strings(clusters.input), output: strings(clusters.output) },
+      bindings: bindings.flatMap((b): Z2mEndpoint['bindings'] => {
+        if (!isObject(b) || typeof b.cluster !== 'string' || !isObject(b.target)) return [];
+        const t = b.target;
+        if (t.type === 'group' && typeof t.id === 'number')
+          return [{ cluster: b.cluster, target: { type: 'group', id: t.id } }];
+        if (t.type === 'endpoint' && typeof t.ieee_address === 'string' && typeof t.endpoint === 'number')
+          return [
+            { cluster: b.cluster, target: { type: 'endpoint', ieee_address: t.ieee_address, endpoint: t.endpoint } },
+          ];
+        return [];
+      }),
+    };
+  }
+  return out;
+}
+
+/** One group of bridge/groups, or undefined when it cannot be read. */
+function readGroup(v: unknown): Z2mGroup | undefined {
+  if (!isObject(v) || typeof v.id !== 'number' || typeof v.friendly_name !== 'string') return undefined;
+  const members = Array.isArray(v.members) ? v.members : [];
+  return {
+    id: v.id,
+    friendly_name: v.friendly_name,
+    members: members.flatMap((m) =>
+      isObject(m) && typeof m.ieee_address === 'string' && typeof m.endpoint === 'number'
+        ? [{ ieee_address: m.ieee_address, endpoint: m.endpoint }]
+        : [],
+    ),
+  };
+}
 
 /**
  * One entry of bridge/devices in the shape the driver reads, or undefined when it has no IEEE

@@ -16,12 +16,14 @@ import type {
   Pairing,
   Readiness,
 } from '../../core/devices/contract.ts';
+import type { ZigbeeUpkeep } from '../../core/zigbee-upkeep/contract.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
 import { LeftOutLog, planGet, planSet, propertiesOf, ReadBackQueue } from '../../zigbee/index.ts';
 import { Bridge, DRIVER_ID, type Entry, splitRef } from './bridge.ts';
 import { MqttLink } from './link.ts';
 import type { Z2mResponse } from './types.ts';
+import { Zigbee2mqttUpkeep } from './upkeep.ts';
 
 export { DRIVER_ID, splitRef } from './bridge.ts';
 
@@ -38,12 +40,18 @@ export interface Zigbee2MqttOptions {
   /** First and last wait between reconnect attempts (doubles each time). */
   reconnectMinMs?: number;
   reconnectMaxMs?: number;
+  /** MQTT keep-alive in seconds (mqtt.js's 60 by default; sim mode: `zigbee.sim_keepalive_seconds`). */
+  keepaliveSeconds?: number;
   /** Interval between two state reads after a connect (read-back); 0 sends them back to back. */
   readPaceMs?: number;
   clock?: Clock;
   log: Log;
   /** Called after the MQTT client is closed (sim mode stops the broker here). */
   onStopped?: () => Promise<void>;
+  /** `zigbee.ota_index`: where firmware comes from ('' leaves it to Zigbee2MQTT). */
+  otaIndex?: string;
+  /** The gateway's data folder (a resolved firmware index is written there). */
+  dataDir?: string;
 }
 
 export const DEFAULT_CONFIRM_MS = 3000;
@@ -73,6 +81,9 @@ export class Zigbee2MqttDriver implements Driver {
   private readonly clock: Clock;
   private readonly confirmMs: number;
   private readonly requestMs: number;
+  private readonly upkeep: Zigbee2mqttUpkeep;
+  /** Firmware updates, groups, bindings and the network map (upkeep.ts). */
+  readonly zigbee: ZigbeeUpkeep;
 
   constructor(private readonly opts: Zigbee2MqttOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -84,6 +95,7 @@ export class Zigbee2MqttDriver implements Driver {
       url: opts.url,
       reconnectMinMs: opts.reconnectMinMs ?? 500,
       reconnectMaxMs: opts.reconnectMaxMs ?? 30_000,
+      ...(opts.keepaliveSeconds !== undefined ? { keepaliveSeconds: opts.keepaliveSeconds } : {}),
       log: opts.log,
       onMessage: (topic, payload) => {
         try {
@@ -105,11 +117,25 @@ export class Zigbee2MqttDriver implements Driver {
         publish: (topic, payload) => this.link.publish(topic, payload),
         readBack: this.readBack,
         logUnmapped: (model, unmapped) => this.leftOut.note(model, unmapped),
+        deviceState: (entry, msg) => this.upkeep.deviceState(bridge, entry, msg),
+        changed: () => this.upkeep.changed(bridge),
       });
       this.bridges.set(base, bridge);
       for (const topic of bridge.topics())
         if (!topic.endsWith('/#')) this.bridgeTopics.set(topic, { bridge, sub: topic.slice(base.length + 8) });
     }
+    this.upkeep = new Zigbee2mqttUpkeep({
+      bridges: this.bridges,
+      host: () => this.host,
+      connected: () => this.connected(),
+      request: (base, what, body, waitMs) => this.request(base, what, body, waitMs),
+      publish: (topic, payload) => this.link.publish(topic, payload),
+      clock: this.clock,
+      log: opts.log,
+      otaIndex: opts.otaIndex,
+      dataDir: opts.dataDir,
+    });
+    this.zigbee = this.upkeep;
   }
 
   /** Whether the MQTT connection is up. */

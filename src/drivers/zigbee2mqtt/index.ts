@@ -24,6 +24,8 @@ export function createZigbee2mqtt(
     url: z.mqtt_url,
     baseTopics: z.base_topics,
     permitJoinSeconds: z.permit_join_seconds,
+    otaIndex: z.ota_index,
+    dataDir: settings.data_dir,
     log,
     ...driver,
   });

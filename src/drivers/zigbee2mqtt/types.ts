@@ -37,6 +37,26 @@ export interface Z2mDevice {
   [k: string]: unknown;
 }
 
+/** One endpoint of a device in bridge/devices: its name (multi-endpoint models), clusters and bindings. */
+export interface Z2mEndpoint {
+  name?: string;
+  clusters: { input: string[]; output: string[] };
+  bindings: Z2mBinding[];
+}
+
+/** A binding in bridge/devices. */
+export interface Z2mBinding {
+  cluster: string;
+  target: { type: 'endpoint'; ieee_address: string; endpoint: number } | { type: 'group'; id: number };
+}
+
+/** One group of the retained `<base>/bridge/groups`. */
+export interface Z2mGroup {
+  id: number;
+  friendly_name: string;
+  members: { ieee_address: string; endpoint: number }[];
+}
+
 /** The answer on `<base>/bridge/response/<request>`. */
 export interface Z2mResponse {
   data?: Record<string, unknown>;

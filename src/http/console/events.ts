@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { BusEvent, EventName } from '../../core/event-bus.ts';
 import type { Projection, StreamWriter } from '../stream/writer.ts';
 import type { ConsoleAccess } from './access.ts';
+import { eventWithoutCredentials } from './camera-view.ts';
 import { COOKIE, cookieValue } from './route.ts';
 
 /** The events a console receives. */
@@ -28,16 +29,29 @@ export const CONSOLE_EVENTS: ReadonlySet<EventName> = new Set<EventName>([
   'pairing#window',
 ]);
 
-/** The console's view of the bus. */
-export const consoleProjection: Projection = {
-  project(event: BusEvent) {
-    return CONSOLE_EVENTS.has(event.name) ? { name: event.name, json: event.json } : undefined;
-  },
-  ends(event: BusEvent) {
-    if (event.name !== 'session#revoked') return undefined;
-    return [(event as BusEvent<'session#revoked'>).data.payload.session_id];
-  },
-};
+/** Events that carry a device's capabilities, a camera's account among them. */
+const WITH_CAPABILITIES: ReadonlySet<EventName> = new Set<EventName>(['device#addDevice', 'device#updateDeviceInfo']);
+
+/**
+ * The console's view of the bus: its own events and those the integrations add (`extra`, known
+ * once they are loaded); a camera's password never reaches a page (camera-view.ts).
+ */
+export function consoleProjectionOf(extra: () => readonly EventName[]): Projection {
+  return {
+    project(event: BusEvent) {
+      if (!CONSOLE_EVENTS.has(event.name) && !extra().includes(event.name)) return undefined;
+      if (WITH_CAPABILITIES.has(event.name) && event.json.includes('"camera-stream"')) {
+        const data = event.data as { payload?: unknown };
+        return { name: event.name, json: JSON.stringify({ ...data, payload: eventWithoutCredentials(data.payload) }) };
+      }
+      return { name: event.name, json: event.json };
+    },
+    ends(event: BusEvent) {
+      if (event.name !== 'session#revoked') return undefined;
+      return [(event as BusEvent<'session#revoked'>).data.payload.session_id];
+    },
+  };
+}
 
 function lastEventId(header: unknown): number | null {
   const raw = Array.isArray(header) ? header[0] : header;

@@ -11,86 +11,15 @@ import { permissionBits } from '../../catalog/permissions.ts';
 import type { Schema } from '../../catalog/schema.ts';
 import type { BodyDef, CapabilityObject, SettingItem } from '../../catalog/types.ts';
 import type { DeviceRecord } from '../../core/devices/index.ts';
-import { isObject } from '../../lib/object.ts';
-import { humanize } from './humanize.ts';
-
+import { cameraView } from './camera-view.ts';
+import { type ChannelNames, capabilityLabel, channelNames, fieldLabel, WORDS } from './labels.ts';
+import { settingText } from './setting-text.ts';
 import type { Control, ControlKind, Layout, Reading, SettingView } from './views.ts';
 
 export type { Control, ControlKind, Layout, Reading, SettingView };
 
-const LABELS: Record<string, string> = {
-  power: 'Power',
-  toggle: 'Channel',
-  brightness: 'Brightness',
-  'color-temperature': 'Colour temperature',
-  'color-rgb': 'Colour',
-  percentage: 'Position',
-  'motor-control': 'Motor',
-  'motor-reverse': 'Motor direction reversed',
-  'motor-clb': 'Calibration',
-  startup: 'Power-on behaviour',
-  'toggle-startup': 'Power-on behaviour',
-  identify: 'Identify (seconds)',
-  'toggle-identify': 'Identify (seconds)',
-  'thermostat-target-setpoint': 'Target temperature',
-  thermostat: 'Thermostat',
-  'thermostat-mode-detect': 'Comfort',
-  temperature: 'Temperature',
-  humidity: 'Humidity',
-  battery: 'Battery',
-  rssi: 'Signal (RSSI)',
-  lqi: 'Link quality',
-  contact: 'Door or window',
-  motion: 'Motion',
-  detect: 'Presence',
-  smoke: 'Smoke',
-  'water-leak': 'Water leak',
-  gas: 'Gas',
-  'tamper-alert': 'Tamper',
-  press: 'Last press',
-  'multi-press': 'Last press',
-  system: 'Restart device',
-  'child-lock': 'Child lock',
-  'window-detection': 'Open-window detection',
-  eco: 'Eco',
-  'anti-direct-blow': 'Anti direct blow',
-  'horizontal-swing': 'Horizontal swing',
-  'vertical-swing': 'Vertical swing',
-  'toggle-voltage': 'Voltage',
-  'toggle-electric-current': 'Current',
-  'toggle-electric-power': 'Power draw',
-  'illumination-level': 'Light level',
-  co2: 'CO₂',
-  pm25: 'PM2.5',
-  'voc-index': 'VOC index',
-};
-
-/** Booleans of detections read as words, not `true`. `contact: true` means open (COMPAT.md). */
-const WORDS: Record<string, [string, string]> = {
-  contact: ['Open', 'Closed'],
-  motion: ['Detected', 'Clear'],
-  detect: ['Detected', 'Clear'],
-  smoke: ['Detected', 'Clear'],
-  'water-leak': ['Leak', 'Dry'],
-  gas: ['Detected', 'Clear'],
-  identify: ['Identifying', 'Idle'],
-  'toggle-identify': ['Identifying', 'Idle'],
-};
-
-function labelOf(c: CapabilityObject, tags: Record<string, unknown> | undefined, field: string, many: boolean): string {
-  const base = LABELS[c.capability] ?? humanize(c.capability);
-  let label = base;
-  if (c.name !== undefined) {
-    const def = capabilityDef(c.capability);
-    const toggleLabels = isObject(tags?.toggle) ? (tags.toggle as Record<string, unknown>) : undefined;
-    const given = toggleLabels?.[c.name];
-    if (def?.naming.kind === 'fixed') label = `${base}: ${humanize(c.name)}`;
-    else if (typeof given === 'string' && given.trim() !== '')
-      label = c.capability === 'toggle' ? given : `${given}: ${base.toLowerCase()}`;
-    else label = c.capability === 'toggle' ? `Channel ${c.name}` : `${base} (channel ${c.name})`;
-  }
-  return many ? `${label}: ${humanize(field)}` : label;
-}
+/** What the ends of a slider mean, where its number alone does not say (spec 2.6: 0 warm, 100 cool). */
+const ENDS: Record<string, [string, string]> = { 'color-temperature': ['Warm', 'Cool'] };
 
 /** The body of a device's capability entry, narrowed by its own settings (ranges, supported values). */
 function bodyOf(c: CapabilityObject): BodyDef | undefined {
@@ -120,7 +49,7 @@ function unitOf(c: CapabilityObject, s: Schema): string | undefined {
   return s.kind === 'number' ? s.unit : undefined;
 }
 
-function controlsOf(c: CapabilityObject, tags: Record<string, unknown> | undefined): Control[] {
+function controlsOf(c: CapabilityObject, channels: ChannelNames): Control[] {
   const body = bodyOf(c);
   if (!body) return [];
   // A capability is commanded when its permission has the control bit, or when the catalog gives
@@ -139,7 +68,7 @@ function controlsOf(c: CapabilityObject, tags: Record<string, unknown> | undefin
         ...base,
         id: idOf('rgb'),
         field: 'rgb',
-        label: labelOf(c, tags, 'rgb', false),
+        label: capabilityLabel(c, channels),
         kind: 'color',
         path: c.name === undefined ? [c.capability] : [c.capability, c.name],
       },
@@ -147,7 +76,7 @@ function controlsOf(c: CapabilityObject, tags: Record<string, unknown> | undefin
   }
   const out: Control[] = [];
   for (const [field, s] of fields) {
-    const label = labelOf(c, tags, field, fields.length > 1);
+    const label = fieldLabel(c, field, fields.length > 1, channels, 'control');
     const path = field in stateFields ? { path: statePath(c, field) } : {};
     const common = { ...base, id: idOf(field), field, label, ...path };
     if (s.kind === 'enum') {
@@ -164,7 +93,9 @@ function controlsOf(c: CapabilityObject, tags: Record<string, unknown> | undefin
         ...(s.step !== undefined ? { step: s.step } : s.int ? { step: 1 } : {}),
         ...(unit ? { unit } : {}),
       };
-      out.push({ ...common, kind: s.min !== undefined && s.max !== undefined ? 'range' : 'number', ...bounds });
+      const range = s.min !== undefined && s.max !== undefined;
+      const ends = range ? ENDS[c.capability] : undefined;
+      out.push({ ...common, kind: range ? 'range' : 'number', ...bounds, ...(ends ? { ends } : {}) });
     }
     // Objects, arrays, dates and strings (an energy query, a schedule) are not a single control.
   }
@@ -173,15 +104,16 @@ function controlsOf(c: CapabilityObject, tags: Record<string, unknown> | undefin
 
 /** Readings a person looks for first; the radio's and the battery's come last. */
 const LAST = ['battery', 'lqi', 'rssi', 'identify', 'toggle-identify', 'tamper-alert'];
+/** The radio's readings: how well the device is heard, not what it measures (never on a card). */
+const RADIO = new Set(['lqi', 'rssi']);
 
 /** A reading's label: the capability's, or with several fields each field's own (with its channel). */
-function readingLabel(c: CapabilityObject, field: string, many: boolean): string {
+function readingLabel(c: CapabilityObject, field: string, many: boolean, channels: ChannelNames): string {
   if (c.capability === 'identify' || c.capability === 'toggle-identify') return 'Identifying';
-  if (!many) return labelOf(c, undefined, field, false);
-  return c.name === undefined ? humanize(field) : `${humanize(field)} (channel ${c.name})`;
+  return fieldLabel(c, field, many, channels, 'reading');
 }
 
-function readingsOf(c: CapabilityObject, controlled: Set<string>): Reading[] {
+function readingsOf(c: CapabilityObject, controlled: Set<string>, channels: ChannelNames): Reading[] {
   const body = bodyOf(c);
   if (!body || !permissionBits(c.permission).report) return [];
   const schema = reportSchema(body);
@@ -197,35 +129,49 @@ function readingsOf(c: CapabilityObject, controlled: Set<string>): Reading[] {
     const unit = hundredths ? rawUnit?.slice(5) : rawUnit;
     out.push({
       id: path.join('/'),
-      label: readingLabel(c, field, fields.length > 1),
+      label: readingLabel(c, field, fields.length > 1, channels),
       path,
       ...(unit ? { unit } : {}),
       ...(s.kind === 'boolean' && WORDS[c.capability] ? { words: WORDS[c.capability] } : {}),
       ...(hundredths ? { scale: 0.01 } : {}),
+      ...(RADIO.has(c.capability) ? { minor: true as const } : {}),
     });
   }
   return out;
 }
 
-function settingsOf(c: CapabilityObject): SettingView[] {
-  if (!c.settings) return [];
+/** The unit of a capability's first number (a range setting of temperatures is in °C). */
+function valueUnit(c: CapabilityObject): string | undefined {
+  const state = bodyOf(c)?.state;
+  if (state?.kind !== 'object') return undefined;
+  for (const s of Object.values(state.fields)) if (s.kind === 'number') return unitOf(c, s)?.replace(/^0\.01 /, '');
+  return undefined;
+}
+
+function settingsOf(c: CapabilityObject, channels: ChannelNames): SettingView[] {
+  // A camera's stream has its own form (cameraView); its setting holds the account.
+  if (!c.settings || c.capability === 'camera-stream') return [];
+  const unit = valueUnit(c);
   return Object.entries(c.settings).map(([key, item]: [string, SettingItem]) => ({
     capability: c.capability,
     ...(c.name !== undefined ? { name: c.name } : {}),
     key,
-    label: humanize(key),
+    // With its capability's name and channel: a switch's three channels each have "Actions".
+    label: fieldLabel(c, key, true, channels, 'reading'),
     value:
       item.value ??
       item.values ??
       (item.min !== undefined || item.max !== undefined ? { min: item.min, max: item.max } : item.default),
+    text: settingText(key, item, unit),
     ...(item.unit ? { unit: item.unit } : {}),
     modifiable: item.permission === '10' || item.permission === '11',
   }));
 }
 
 /** The console's layout of one device. */
-export function deviceLayout(d: Pick<DeviceRecord, 'capabilities' | 'tags'>): Layout {
-  const controls = d.capabilities.flatMap((c) => controlsOf(c, d.tags));
+export function deviceLayout(d: Pick<DeviceRecord, 'capabilities' | 'tags'> & { protocol?: string }): Layout {
+  const channels = channelNames(d);
+  const controls = d.capabilities.flatMap((c) => controlsOf(c, channels));
   const controlled = new Set(controls.flatMap((c) => (c.path ? [c.path.join('/')] : [])));
   // The colour control covers the three channels.
   for (const c of controls)
@@ -234,8 +180,19 @@ export function deviceLayout(d: Pick<DeviceRecord, 'capabilities' | 'tags'>): La
   const seen = new Set<string>();
   const rank = (r: Reading) => LAST.indexOf(r.path[0] as string);
   const readings = d.capabilities
-    .flatMap((c) => readingsOf(c, controlled))
+    .flatMap((c) => readingsOf(c, controlled, channels))
     .filter((r) => !seen.has(r.id) && seen.add(r.id))
     .sort((a, b) => rank(a) - rank(b));
-  return { controls, readings, settings: d.capabilities.flatMap(settingsOf) };
+  const camera = cameraView(d);
+  return {
+    controls,
+    readings,
+    settings: d.capabilities.flatMap((c) => settingsOf(c, channels)),
+    capabilities: d.capabilities.map((c) => ({
+      id: `${c.capability}/${c.name ?? ''}`,
+      label: capabilityLabel(c, channels),
+      permission: c.permission,
+    })),
+    ...(camera ? { camera } : {}),
+  };
 }

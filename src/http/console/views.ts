@@ -20,6 +20,8 @@ export interface Control {
   max?: number;
   step?: number;
   unit?: string;
+  /** What the two ends of a slider mean, when its number alone does not say (`Warm`, `Cool`). */
+  ends?: [string, string];
   /** Where the current value lives in the device's state; absent when the state does not hold it. */
   path?: string[];
 }
@@ -33,6 +35,8 @@ export interface Reading {
   words?: [string, string];
   /** Values are in hundredths of the unit (`0.01 W`): shown divided by 100. */
   scale?: number;
+  /** The radio's own readings (link quality, signal): on the device's page, not on its card. */
+  minor?: true;
 }
 
 export interface SettingView {
@@ -40,30 +44,38 @@ export interface SettingView {
   name?: string;
   key: string;
   label: string;
-  value: unknown;
-  unit?: string;
+  /** The value in words (`4–35 °C`, `Manual, Auto`), never JSON. */
+  text: string;
   modifiable: boolean;
+}
+
+/** One capability of the device, named as the console names it. */
+export interface CapabilityView {
+  id: string;
+  label: string;
+  permission: string;
+}
+
+/**
+ * A camera's stream as the console shows and edits it. The password is never sent to the page:
+ * only whether there is one (a blank password field keeps it).
+ */
+export interface CameraView {
+  protocol: 'RTSP' | 'ESP32-CAM';
+  /** The stream address without its account. */
+  stream_url: string;
+  username: string;
+  has_password: boolean;
+  /** What the probe found, in words (`H264`, `1920 × 1080`, `PCMA, 8000 Hz`, `2048 kb/s`). */
+  facts: { label: string; text: string }[];
 }
 
 export interface Layout {
   controls: Control[];
   readings: Reading[];
   settings: SettingView[];
+  capabilities: CapabilityView[];
+  camera?: CameraView;
 }
 
-/** The Matter bridge as the console shows it (GET /console/api/matter). */
-export type MatterView =
-  | { enabled: false; chosen_by: 'setting' | 'console'; starting?: true }
-  | {
-      enabled: true;
-      chosen_by: 'setting' | 'console';
-      running: boolean;
-      commissioned: boolean;
-      manual_pairing_code: string;
-      qr_payload: string;
-      /** The QR code controllers scan, an SVG image. */
-      qr_svg: string;
-      port: number;
-      fabrics: { index: number; label: string; vendor_id: number }[];
-      devices: number;
-    };
+export type { MatterView } from '../../integrations/matter/view.ts';

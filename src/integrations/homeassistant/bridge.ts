@@ -9,10 +9,10 @@
 
 import { ErrorCode } from '../../catalog/errors.ts';
 import type { DeviceRecord } from '../../core/devices/contract.ts';
+import { stateWith } from '../../core/devices/reading.ts';
 import type { Done } from '../../core/devices/service.ts';
 import type { BusEvent, EventBus, EventName } from '../../core/event-bus.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { stateWith } from '../device-state.ts';
 import { CAMERA_KEY } from './camera.ts';
 import { CameraFeed, type SnapshotFn } from './camera-feed.ts';
 import { type BridgeLog, Connection } from './connection.ts';
@@ -377,7 +377,7 @@ export class HomeAssistantBridge {
       this.opts.log.error({ err, serial, topic }, 'homeassistant: the device service failed on a command');
       return this.refused(topic, serial, text, ErrorCode.SERVER_ERROR, 'server exception');
     }
-    if (!done.ok) return this.refused(topic, serial, text, done.error, done.message);
+    if (!done.ok) return this.refused(topic, serial, text, done.code, done.message);
     this.opts.log.debug({ serial, topic }, 'homeassistant: command done');
   }
 

@@ -8,12 +8,13 @@
 import { createHash } from 'node:crypto';
 import { Endpoint, type Environment, ServerNode } from '@matter/main';
 import { AggregatorEndpoint } from '@matter/main/endpoints/aggregator';
-import { FabricManager } from '@matter/main/protocol';
+import { DeviceCommissioner, FabricManager } from '@matter/main/protocol';
 import { Status, StatusResponseError } from '@matter/main/types';
 import type { DeviceRecord } from '../../core/devices/contract.ts';
+import { stateWith } from '../../core/devices/reading.ts';
 import type { Done } from '../../core/devices/service.ts';
 import type { BusEvent, EventBus, EventName } from '../../core/event-bus.ts';
-import { stateWith } from '../device-state.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { translate } from './commands.ts';
 import {
   type BridgedInfo,
@@ -26,6 +27,7 @@ import {
   type Part,
 } from './endpoints.ts';
 import type { PairingSecrets } from './pairing.ts';
+import { PairingWindow } from './pairing-window.ts';
 import { type DevicePlan, type EndpointPlan, planDevice } from './plan.ts';
 import { qrSvg } from './qr-svg.ts';
 import { batteryValues, clip, endpointValues, fieldOf, type Patch } from './values.ts';
@@ -49,9 +51,11 @@ export interface MatterBridgeOptions {
   gatewayName: string;
   version: string;
   registry: { list(): DeviceRecord[]; get(serial: string): DeviceRecord | undefined };
-  devices: { update(serial: string, body: Record<string, unknown>, by?: string | null): Promise<Done> };
+  devices: { update(serial: string, body: Record<string, unknown>): Promise<Done> };
   bus: EventBus;
   log: MatterLog;
+  /** The gateway's clock: when pairing mode, opened again for another controller, closes. */
+  clock: Clock;
 }
 
 /** What `opencube matter` and the console show. */
@@ -60,6 +64,12 @@ export interface MatterStatus {
   commissioned: boolean;
   manual_pairing_code: string;
   qr_payload: string;
+  /**
+   * Whether a controller can add the bridge with the pairing code now: until the first one has
+   * it, and then while pairing mode is opened again (`until`, ISO 8601; null while no controller
+   * has the bridge, as then it stays open).
+   */
+  pairing: { open: boolean; until: string | null };
   port: number;
   fabrics: { index: number; label: string; vendor_id: number }[];
   devices: number;
@@ -96,9 +106,18 @@ export class MatterBridge {
   private readonly queues = new Map<string, Promise<void>>();
   private unsubscribe?: () => void;
   private stopped = false;
+  private readonly window: PairingWindow;
 
   constructor(private readonly opts: MatterBridgeOptions) {
     this.servers = commandServers((id, intent) => this.command(id, intent));
+    this.window = new PairingWindow(
+      () => {
+        if (!this.node) throw new Error('the Matter bridge is not running');
+        return this.node.env.get(DeviceCommissioner);
+      },
+      opts.clock,
+      () => opts.log.info({}, 'matter: pairing mode closed'),
+    );
   }
 
   /** Builds the node with every device, starts it (it advertises and listens), then follows the registry. */
@@ -149,9 +168,30 @@ export class MatterBridge {
     await this.node.set({ basicInformation: { nodeLabel: clip(name) } } as never);
   }
 
+  /**
+   * Opens pairing mode again, for the standard 15 minutes, so that another controller can add the
+   * bridge with its pairing code (it closes once one has). A bridge no controller has is open
+   * already: nothing changes then.
+   */
+  async openPairing(): Promise<MatterStatus> {
+    if (this.stopped || !this.node) throw new Error('the Matter bridge is not running');
+    if (this.node.state.commissioning.commissioned) {
+      await this.window.open();
+      this.opts.log.info({}, 'matter: pairing mode open for another controller');
+    }
+    return this.status();
+  }
+
+  /** Closes pairing mode opened for another controller (a bridge no controller has stays open). */
+  async closePairing(): Promise<MatterStatus> {
+    await this.window.close();
+    return this.status();
+  }
+
   /** Stops following the registry, lets commands and changes under way finish, closes the node. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.window.stop();
     this.unsubscribe?.();
     await Promise.allSettled([...this.queues.values()]);
     await this.node?.close();
@@ -166,11 +206,14 @@ export class MatterBridge {
       label: f.label,
       vendor_id: Number(f.vendorId),
     }));
+    const commissioned = node?.state.commissioning.commissioned ?? false;
+    const until = commissioned ? this.window.until : null;
     return {
       running: node?.lifecycle.isOnline ?? false,
-      commissioned: node?.state.commissioning.commissioned ?? false,
+      commissioned,
       manual_pairing_code: codes?.manualPairingCode ?? '',
       qr_payload: codes?.qrPairingCode ?? '',
+      pairing: { open: !commissioned || until !== null, until: until === null ? null : new Date(until).toISOString() },
       port: this.opts.port,
       fabrics,
       devices: this.known.size,
@@ -368,14 +411,14 @@ export class MatterBridge {
     }
     let done: Done;
     try {
-      done = await this.opts.devices.update(serial, t.body, 'Matter');
+      done = await this.opts.devices.update(serial, t.body);
     } catch (err) {
       this.opts.log.error({ err, serial }, 'matter: the device service failed on a command');
       this.restore(serial);
       throw new StatusResponseError('server exception', Status.Failure);
     }
     if (!done.ok) {
-      this.opts.log.warn({ serial, error: done.error }, `matter: command refused: ${done.message}`);
+      this.opts.log.warn({ serial, error: done.code }, `matter: command refused: ${done.message}`);
       this.restore(serial);
       throw new StatusResponseError(done.message, Status.Failure);
     }

@@ -1,12 +1,14 @@
 /**
  * The Matter bridge (docs/matter.md), loaded by the gateway only when `matter.enabled` is on:
  * nothing of matter.js is imported before `startMatter` runs. Its public surface: start it, its
- * status (pairing code, QR payload, fabrics), remove a fabric, stop it.
+ * status (pairing code, QR payload, pairing mode, fabrics), open pairing mode for another
+ * controller, remove a fabric, stop it.
  */
 import { isIP } from 'node:net';
 import type { DeviceRecord } from '../../core/devices/contract.ts';
 import type { Done } from '../../core/devices/service.ts';
 import type { EventBus } from '../../core/event-bus.ts';
+import type { Clock } from '../../lib/clock.ts';
 import type { Db } from '../../store/db.ts';
 import type { MatterLog, MatterStatus } from './bridge.ts';
 import { bridgeUniqueId, pairingSecrets } from './pairing.ts';
@@ -24,9 +26,10 @@ export interface MatterOptions {
   version: string;
   db: Db;
   registry: { list(): DeviceRecord[]; get(serial: string): DeviceRecord | undefined };
-  devices: { update(serial: string, body: Record<string, unknown>, by?: string | null): Promise<Done> };
+  devices: { update(serial: string, body: Record<string, unknown>): Promise<Done> };
   bus: EventBus;
   log: MatterLog;
+  clock: Clock;
 }
 
 export interface MatterHandle {
@@ -34,6 +37,9 @@ export interface MatterHandle {
   /** The QR code controllers scan, as an SVG image. */
   qrSvg(): string;
   removeFabric(index: number): Promise<boolean>;
+  /** Opens pairing mode for another controller (15 minutes); closes it. */
+  openPairing(): Promise<MatterStatus>;
+  closePairing(): Promise<MatterStatus>;
   /** The gateway was renamed: the bridge's node label (the name controllers read) follows at once. */
   rename(name: string): Promise<void>;
   stop(): Promise<void>;
@@ -82,6 +88,7 @@ export async function startMatter(opts: MatterOptions): Promise<MatterHandle> {
     devices: opts.devices,
     bus: opts.bus,
     log: opts.log,
+    clock: opts.clock,
   });
   try {
     await bridge.start();

@@ -267,9 +267,11 @@ export class FakeAdapter extends EventEmitter {
     return disableResponse || !expectsReply ? undefined : payload;
   }
 
-  async sendZclFrameToGroup(): Promise<void> {
+  /** One frame to a Zigbee group: the network delivers it to every member endpoint (no answer comes back). */
+  async sendZclFrameToGroup(groupID: number, zclFrame: ZclFrame): Promise<void> {
     await tick();
     await this.answering();
+    if (this.attached) this.net.groupcast(groupID, zclFrame);
   }
 
   async sendZclFrameToAll(): Promise<void> {
@@ -420,13 +422,8 @@ export class FakeAdapter extends EventEmitter {
       spec: self,
       clusterId: (c) => (typeof c === 'number' ? c : Zcl.Utils.getCluster(c, undefined, {}).ID),
       binds: this.net.bindsOf(self.ieee),
-      neighbours: () =>
-        spec
-          ? []
-          : this.net
-              .list()
-              .filter((d) => d.joined)
-              .map((d) => d.spec),
+      neighbours: () => this.net.neighbourTable(self.ieee),
+      routes: () => this.net.routes(self.ieee),
     };
   }
 }

@@ -13,6 +13,8 @@ export interface CommandContext {
   attrs: AttributeValues;
   payload: Record<string, unknown>;
   other: ClusterOf;
+  /** The groups the endpoint is a member of (the Groups cluster's table; mutable). */
+  groups: Set<number>;
 }
 
 /** `ok`: done (a default response follows); `unsupported`: unknown command; or a specific response; or a movement. */
@@ -180,16 +182,26 @@ function iasZone(command: string, { attrs, payload }: CommandContext): CommandOu
   }
 }
 
-function groups(command: string, { payload }: CommandContext): CommandOutcome {
+function groups(command: string, { payload, groups: member }: CommandContext): CommandOutcome {
+  const groupid = num(payload.groupid);
   switch (command) {
     case 'add':
-      return { response: 'addRsp', payload: { status: 0, groupid: num(payload.groupid) } };
-    case 'remove':
-      return { response: 'removeRsp', payload: { status: 0, groupid: num(payload.groupid) } };
-    case 'getMembership':
-      return { response: 'getMembershipRsp', payload: { capacity: 16, groupcount: 0, grouplist: [] } };
-    case 'removeAll':
     case 'addIfIdentifying':
+      member.add(groupid);
+      return command === 'add' ? { response: 'addRsp', payload: { status: 0, groupid } } : 'ok';
+    case 'remove':
+      // NOT_FOUND (0x8b) for a group it is not in (ZCL 3.6.2.3.3).
+      return { response: 'removeRsp', payload: { status: member.delete(groupid) ? 0 : 0x8b, groupid } };
+    case 'getMembership': {
+      const asked = Array.isArray(payload.grouplist) ? (payload.grouplist as number[]) : [];
+      const grouplist = [...member].filter((g) => asked.length === 0 || asked.includes(g));
+      return {
+        response: 'getMembershipRsp',
+        payload: { capacity: 16 - member.size, groupcount: grouplist.length, grouplist },
+      };
+    }
+    case 'removeAll':
+      member.clear();
       return 'ok';
     default:
       return 'unsupported';

@@ -32,6 +32,8 @@ export const COLOUR_LIGHT: FakeDeviceSpec = {
   manufacturerCode: 0x100b,
   paired: true,
   expectedModel: '9290012573A',
+  ota: { imageType: 0x0103, fileVersion: 0x01000e00 },
+  lqi: 230,
   endpoints: [
     {
       id: 11,
@@ -80,6 +82,8 @@ export const CONTACT_SENSOR: FakeDeviceSpec = {
   manufacturerCode: 0x1286,
   paired: false,
   expectedModel: 'SNZB-04',
+  parent: '0x00124b00fa4e0006',
+  lqi: 60,
   endpoints: [
     {
       id: 1,
@@ -105,6 +109,7 @@ export const TWO_GANG_SWITCH: FakeDeviceSpec = {
   manufacturerCode: 0x1141,
   paired: true,
   expectedModel: '2CH-ZG-BOX-RELAY',
+  lqi: 180,
   endpoints: [1, 2].map((id) => ({
     id,
     profileId: HA,
@@ -127,6 +132,9 @@ export const REMOTE: FakeDeviceSpec = {
   manufacturerCode: 0x117c,
   paired: true,
   expectedModel: 'E1524/E1810',
+  ota: { imageType: 0x11c1, fileVersion: 0x23080000 },
+  parent: '0x00124b00fa4e0003',
+  lqi: 90,
   endpoints: [
     {
       id: 1,
@@ -152,6 +160,8 @@ export const METERING_PLUG: FakeDeviceSpec = {
   manufacturerCode: 0x1166,
   paired: false,
   expectedModel: 'SP 120',
+  parent: '0x0017880100fa4e01',
+  lqi: 200,
   endpoints: [
     {
       id: 1,
@@ -196,6 +206,7 @@ export const THERMOSTAT: FakeDeviceSpec = {
   manufacturerCode: 0x1158,
   paired: true,
   expectedModel: 'Zen-01-W',
+  lqi: 120,
   endpoints: [
     {
       id: 3,
@@ -244,6 +255,8 @@ export const COVER: FakeDeviceSpec = {
   manufacturerCode: 0x117c,
   paired: true,
   expectedModel: 'E1757',
+  parent: '0x0017880100fa4e01',
+  lqi: 150,
   endpoints: [
     {
       id: 1,
@@ -265,6 +278,37 @@ export const COVER: FakeDeviceSpec = {
         genPowerCfg: { batteryPercentageRemaining: 160 },
         genPollCtrl: { checkinInterval: 172800, longPollInterval: 4800, shortPollInterval: 2, fastPollTimeout: 40 },
         closuresWindowCovering: { windowCoveringType: 0, currentPositionLiftPercentage: 0, configStatus: 3 },
+      },
+    },
+  ],
+};
+
+/**
+ * IKEA TRADFRI bulb E27 WW 806lm (LED1836G9): a dimmable warm-white light (on/off, level), a
+ * second light for groups; not in FAKE_DEVICES (the tests of groups add it).
+ */
+export const DIMMABLE_LIGHT: FakeDeviceSpec = {
+  ieee: '0x000d6ffffefa4e08',
+  nwk: 0x1a08,
+  name: 'hall_bulb',
+  type: 'Router',
+  manufacturerCode: 0x117c,
+  paired: true,
+  expectedModel: 'LED1836G9',
+  ota: { imageType: 0x2101, fileVersion: 0x23086631 },
+  parent: '0x00124b00fa4e0003',
+  lqi: 170,
+  endpoints: [
+    {
+      id: 1,
+      profileId: HA,
+      deviceId: 0x0101,
+      inputClusters: ['genBasic', 'genIdentify', 'genGroups', 'genScenes', 'genOnOff', 'genLevelCtrl', 'touchlink'],
+      outputClusters: ['genOta'],
+      attributes: {
+        genBasic: basic('IKEA of Sweden', 'TRADFRI bulb E27 WW 806lm', MAINS, '2.3.086'),
+        genOnOff: { onOff: 0, startUpOnOff: 1 },
+        genLevelCtrl: { currentLevel: 200, startUpCurrentLevel: 255 },
       },
     },
   ],

@@ -9,8 +9,10 @@
  *   in   <prefix>/<ieee>/online        it answers again (and announces itself)
  *   in   <prefix>/<ieee>/leave         it leaves the network by itself
  *   in   <prefix>/<ieee>/fail-next     {"count"?, "cluster"?}  its next request(s) (on that cluster) get no answer
+ *   in   <prefix>/<ieee>/ota-fail      {"how"?: "invalid-image" | "silent"}  its next firmware update fails
  *   out  <prefix>/status               retained "online"; "offline" when the process is gone (will)
  *   out  <prefix>/<ieee>/received      {"kind", "endpoint", "cluster", "command", "payload", "answered"}
+ *   out  <prefix>/group/<n>/received   {"kind": "group", "cluster", "command", "payload"}  a frame sent to a group
  *   out  <prefix>/events               {"type": "permit_join" | "joined" | "left" | "refused" | "hook_error", ...}
  */
 import mqtt, { type MqttClient } from 'mqtt';
@@ -18,7 +20,7 @@ import type { FakeZigbeeNetwork } from './network.ts';
 import type { AttributeValues } from './spec.ts';
 
 export const DEFAULT_HOOK_PREFIX = 'fake-zigbee';
-const HOOKS = ['report', 'command', 'offline', 'online', 'leave', 'fail-next'];
+const HOOKS = ['report', 'command', 'offline', 'online', 'leave', 'fail-next', 'ota-fail'];
 
 /** JSON for MQTT: bigints as numbers (or strings when too large), buffers as hex. */
 export function hookJson(value: unknown): string {
@@ -52,7 +54,9 @@ export async function connectHooks(
     client.publish(topic, typeof body === 'string' ? body : hookJson(body), { qos: 1, retain });
   const event = (body: Record<string, unknown>) => publish(`${prefix}/events`, body);
 
-  net.events.on('received', (r) => publish(`${prefix}/${r.ieee}/received`, r));
+  net.events.on('received', (r) =>
+    publish(r.kind === 'group' ? `${prefix}/${r.ieee.replace(' ', '/')}/received` : `${prefix}/${r.ieee}/received`, r),
+  );
   net.events.on('permitJoin', (p) => event({ type: 'permit_join', ...p }));
   net.events.on('joined', (p) => event({ type: 'joined', ...p }));
   net.events.on('left', (p) => event({ type: 'left', ...p }));
@@ -116,6 +120,9 @@ function handle(net: FakeZigbeeNetwork, rest: string, msg: unknown): void {
         typeof body.count === 'number' && body.count > 0 ? Math.floor(body.count) : 1,
         typeof body.cluster === 'string' ? body.cluster : undefined,
       );
+      return;
+    case 'ota-fail':
+      net.failOta(ieee, body.how === 'silent' ? 'silent' : 'invalid-image');
       return;
     default:
       throw new Error(`unknown hook '${verb}'`);

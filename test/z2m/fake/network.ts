@@ -9,9 +9,11 @@ import { EventEmitter } from 'node:events';
 import { FakeAdapter, type NetworkOptions } from './adapter.ts';
 import type { HerdsmanZspec, ZclFrame } from './herdsman.ts';
 import { type CoordinatorNvram, type NetworkIdentity, readBackupFile, sameNetwork, startStrategy } from './nvram.ts';
+import type { OtaFailure } from './ota-client.ts';
 import { type AttributeValues, FAKE_COORDINATOR_IEEE, type FakeDeviceSpec } from './spec.ts';
+import { lqiTable, routingTable, type TopologyNode } from './topology.ts';
 import { FakeZclDevice } from './zcl-device.ts';
-import type { BindEntry } from './zdo.ts';
+import type { BindEntry, LqiEntry, RouteEntry } from './zdo.ts';
 
 export interface FakeNetworkOptions {
   zh: HerdsmanZspec;
@@ -23,6 +25,8 @@ export interface FakeNetworkOptions {
   reportDelayMs?: number;
   /** Time a cover takes per 10 % of travel. */
   coverStepMs?: number;
+  /** Delay of a device's OTA client between a block received and its next request. */
+  otaBlockDelayMs?: number;
   /** End devices check in (report their battery) this often, as sleepy devices do; 0 turns it off. */
   heartbeatMs?: number;
   /**
@@ -36,8 +40,10 @@ export interface FakeNetworkOptions {
 
 /** One request a device received, for tests to watch. */
 export interface ReceivedRequest {
+  /** The device (for a group frame: the group's number, as `group <n>`). */
   ieee: string;
-  kind: 'zcl' | 'zdo';
+  /** `group`: one frame sent to a Zigbee group (every member receives it). */
+  kind: 'zcl' | 'zdo' | 'group';
   endpoint?: number;
   cluster: string;
   command: string;
@@ -85,6 +91,10 @@ export class FakeZigbeeNetwork {
       const device = new FakeZclDevice(spec, opts.zh, (ep, frame) => this.fromDevice(spec.ieee, ep, frame), {
         reportDelayMs: opts.reportDelayMs ?? 20,
         coverStepMs: opts.coverStepMs ?? 150,
+        otaBlockDelayMs: opts.otaBlockDelayMs,
+        announce: () => {
+          if (device.joined && device.online) this.adapter?.announce(spec);
+        },
       });
       this.devices.set(spec.ieee, device);
     }
@@ -313,7 +323,11 @@ export class FakeZigbeeNetwork {
     device.report(endpoint ?? this.endpointWith(device, cluster), cluster, attributes);
   }
 
-  /** The device sends a cluster command (a button press, an IAS zone status change). */
+  /**
+   * The device sends a cluster command (a button press, an IAS zone status change): to the
+   * coordinator, as before, and to every destination its binding table holds for that cluster (a
+   * remote bound to a light switches it directly, through no coordinator).
+   */
   command(
     ieee: string,
     endpoint: number | undefined,
@@ -322,7 +336,69 @@ export class FakeZigbeeNetwork {
     payload: Record<string, unknown> = {},
   ): void {
     const device = this.must(ieee);
-    device.command(endpoint ?? this.endpointWith(device, cluster), cluster, command, payload);
+    const ep = endpoint ?? this.endpointWith(device, cluster);
+    const frame = device.command(ep, cluster, command, payload);
+    if (!device.joined || !device.online || !this.hears(ieee)) return;
+    const clusterId = frame.cluster.ID;
+    for (const b of this.bindsOf(ieee)) {
+      if (b.sourceEndpoint !== ep || b.clusterId !== clusterId) continue;
+      if (typeof b.dest === 'number') this.deliverToGroup(b.dest, frame);
+      else if (b.dest !== this.coordinatorIeee && b.destEndpoint !== undefined) {
+        const target = this.devices.get(b.dest);
+        if (target?.joined && target.online) target.receive(b.destEndpoint, frame);
+      }
+    }
+  }
+
+  /** A frame sent to a Zigbee group: every member endpoint of every device in range receives it. */
+  groupcast(group: number, frame: ZclFrame): void {
+    this.events.emit('received', {
+      ieee: `group ${group}`,
+      kind: 'group',
+      cluster: frame.cluster.name,
+      command: frame.command.name,
+      payload: frame.payload,
+      answered: true,
+    });
+    this.deliverToGroup(group, frame);
+  }
+
+  private deliverToGroup(group: number, frame: ZclFrame): void {
+    for (const d of this.devices.values()) {
+      if (!d.joined || !d.online || !this.reaches(d.spec.ieee)) continue;
+      for (const ep of d.endpointsIn(group)) d.receive(ep, frame);
+    }
+  }
+
+  /** The device's next firmware update fails: it reports an invalid image, or stops asking for blocks. */
+  failOta(ieee: string, how: OtaFailure = 'invalid-image'): void {
+    const device = this.must(ieee);
+    if (!device.ota) throw new Error(`fake Zigbee device ${ieee} has no OTA client`);
+    device.ota.failNext = how;
+  }
+
+  /** The neighbour (LQI) table of a node: the coordinator or a joined device. */
+  neighbourTable(ieee: string): LqiEntry[] {
+    return lqiTable(this.topology(), ieee);
+  }
+
+  /** The routing table of a node. */
+  routes(ieee: string): RouteEntry[] {
+    return routingTable(this.topology(), ieee);
+  }
+
+  private topology(): TopologyNode[] {
+    const coordinator: TopologyNode = { ieee: this.ieee, nwk: 0, type: 'Coordinator' };
+    const joined = this.list()
+      .filter((d) => d.joined)
+      .map((d) => ({
+        ieee: d.spec.ieee,
+        nwk: d.spec.nwk,
+        type: d.spec.type,
+        parent: d.spec.parent && this.devices.get(d.spec.parent)?.joined ? d.spec.parent : this.ieee,
+        lqi: d.spec.lqi ?? 200,
+      }));
+    return [coordinator, ...joined];
   }
 
   private endpointWith(device: FakeZclDevice, cluster: string): number {

@@ -37,6 +37,15 @@ export interface FakeDeviceSpec {
   endpoints: FakeEndpointSpec[];
   /** The model Zigbee2MQTT's converters identify (definition.model), for tests to assert on. */
   expectedModel: string;
+  /**
+   * Its firmware as its OTA upgrade client reports it (models that take updates): the image type
+   * and the file version it runs. Absent: the device has no OTA client.
+   */
+  ota?: { imageType: number; fileVersion: number };
+  /** The router (or the coordinator, when absent) it joined through: its parent in the network map. */
+  parent?: string;
+  /** Link quality (0-255) of its link to its parent, as both ends measure it; 200 when absent. */
+  lqi?: number;
 }
 
 /** The coordinator's own address, as herdsman reads it from the adapter. */

@@ -5,6 +5,7 @@
  */
 import { CLUSTER_BEHAVIOUR, type CommandOutcome } from './cluster-behaviour.ts';
 import type { HerdsmanZspec, ZclFrame } from './herdsman.ts';
+import { FakeOtaClient } from './ota-client.ts';
 import type { AttributeValues, FakeDeviceSpec, FakeEndpointSpec } from './spec.ts';
 
 /** How the device hands a frame it sends (unsolicited) to the coordinator. */
@@ -15,6 +16,10 @@ export interface FakeZclDeviceOptions {
   reportDelayMs: number;
   /** Time a cover takes per 10 % of travel. */
   coverStepMs: number;
+  /** Delay of its OTA client between a block received and the next request. */
+  otaBlockDelayMs?: number;
+  /** It announces itself (after the reboot that ends an update). */
+  announce?: () => void;
 }
 
 type Status = 'SUCCESS' | 'UNSUP_COMMAND' | 'UNSUP_GENERAL_COMMAND' | 'UNSUPPORTED_ATTRIBUTE' | 'UNSUPPORTED_CLUSTER';
@@ -33,7 +38,11 @@ export class FakeZclDevice {
   private readonly reporting = new Set<string>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly motions = new Map<string, NodeJS.Timeout>();
+  /** The Groups cluster's table of each endpoint. */
+  private readonly groupTables = new Map<number, Set<number>>();
   private tsn = 0;
+  /** Its OTA upgrade client (models that take updates). */
+  readonly ota?: FakeOtaClient;
 
   constructor(
     spec: FakeDeviceSpec,
@@ -46,6 +55,44 @@ export class FakeZclDevice {
     for (const ep of spec.endpoints)
       for (const [cluster, attrs] of Object.entries(ep.attributes ?? {}))
         this.values.set(`${ep.id}/${cluster}`, { ...attrs });
+    if (spec.ota)
+      this.ota = new FakeOtaClient({
+        zh,
+        manufacturerCode: spec.manufacturerCode,
+        imageType: spec.ota.imageType,
+        fileVersion: spec.ota.fileVersion,
+        blockDelayMs: opts.otaBlockDelayMs ?? 5,
+        send: (endpoint, command, payload) => {
+          if (this.online && this.joined) this.command(endpoint, 'genOta', command, payload);
+        },
+        rebooted: (build) => {
+          const ep = spec.endpoints.find((e) => e.inputClusters.includes('genBasic'));
+          if (ep) this.attributes(ep.id, 'genBasic').swBuildId = build;
+          opts.announce?.();
+        },
+        later: (ms, fn) => {
+          const t = setTimeout(() => {
+            this.timers.delete(t);
+            fn();
+          }, ms);
+          this.timers.add(t);
+        },
+      });
+  }
+
+  /** The groups an endpoint is a member of. */
+  groupsOf(endpoint: number): Set<number> {
+    let g = this.groupTables.get(endpoint);
+    if (!g) {
+      g = new Set();
+      this.groupTables.set(endpoint, g);
+    }
+    return g;
+  }
+
+  /** The endpoints that are members of `group`. */
+  endpointsIn(group: number): number[] {
+    return [...this.groupTables].filter(([, g]) => g.has(group)).map(([ep]) => ep);
   }
 
   /** Whether the device answers a request on `cluster` now; counts a failure asked for with failNext. */
@@ -86,6 +133,12 @@ export class FakeZclDevice {
     const serves = ep?.inputClusters.some((c) => c === cluster || c === frame.cluster.ID) ?? false;
     const global = frame.header.isGlobal;
     if (global && frame.command.name === 'defaultRsp') return undefined;
+    // A command to one of its client clusters (the OTA server's answers to its upgrade client).
+    const toClient = frame.header.frameControl.direction === this.zh.Zcl.Direction.SERVER_TO_CLIENT;
+    if (!global && toClient && ep?.outputClusters.some((c) => c === cluster || c === frame.cluster.ID)) {
+      if (cluster === 'genOta') this.ota?.receive(endpoint, frame);
+      return undefined;
+    }
     if (!ep || !serves) return this.defaultResponse(frame, 'UNSUPPORTED_CLUSTER');
     const attrs = this.attributes(endpoint, cluster);
     const before = { ...attrs };
@@ -98,6 +151,7 @@ export class FakeZclDevice {
             attrs,
             payload: (frame.payload ?? {}) as Record<string, unknown>,
             other: (c) => this.attributes(endpoint, c),
+            groups: this.groupsOf(endpoint),
           })
         : 'unsupported';
       reply = this.afterCommand(endpoint, frame, outcome);
@@ -113,8 +167,8 @@ export class FakeZclDevice {
     this.sendReport(endpoint, cluster, Object.keys(values));
   }
 
-  /** The device sends a cluster command to the coordinator (a button press, an IAS zone change). */
-  command(endpoint: number, cluster: string, command: string, payload: Record<string, unknown>): void {
+  /** The device sends a cluster command to the coordinator (a button press, an IAS zone change); returns the frame. */
+  command(endpoint: number, cluster: string, command: string, payload: Record<string, unknown>): ZclFrame {
     const { Zcl } = this.zh;
     const def = Zcl.Utils.getCluster(cluster, this.spec.manufacturerCode, {});
     // Commands a server sends (responses, notifications) go server-to-client; a remote's are client-to-server.
@@ -131,6 +185,7 @@ export class FakeZclDevice {
       {},
     );
     this.send(endpoint, frame);
+    return frame;
   }
 
   private nextTsn(): number {

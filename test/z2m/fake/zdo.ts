@@ -12,8 +12,33 @@ export interface ZdoNode {
   /** Resolves a cluster (name or number) to its id. */
   clusterId(cluster: string | number): number;
   binds: BindEntry[];
-  /** Neighbours for the LQI table (the coordinator lists the devices in the network). */
-  neighbours(): FakeDeviceSpec[];
+  /** Its neighbour (LQI) table, without the extended PAN id (topology.ts). */
+  neighbours(): LqiEntry[];
+  /** Its routing table. */
+  routes(): RouteEntry[];
+}
+
+/** One entry of a neighbour table, as herdsman parses a Mgmt_Lqi_rsp (the extended PAN id added here). */
+export interface LqiEntry {
+  eui64: string;
+  nwkAddress: number;
+  deviceType: number;
+  rxOnWhenIdle: number;
+  relationship: number;
+  permitJoining: number;
+  depth: number;
+  lqi: number;
+}
+
+/** One entry of a routing table, as herdsman parses a Mgmt_Rtg_rsp. */
+export interface RouteEntry {
+  destinationAddress: number;
+  status: 'ACTIVE' | 'DISCOVERY_UNDERWAY' | 'DISCOVERY_FAILED' | 'INACTIVE' | 'VALIDATION_UNDERWAY';
+  memoryConstrained: number;
+  manyToOne: number;
+  routeRecordRequired: number;
+  reserved1: number;
+  nextHopAddress: number;
 }
 
 export interface BindEntry {
@@ -136,24 +161,15 @@ export function answerZdo(
     case C.LEAVE_REQUEST:
       return { ...ok(undefined), effect: { leave: true } };
     case C.LQI_TABLE_REQUEST: {
-      const all = node.neighbours().map((d) => ({
-        extendedPanId: extendedPanId,
-        eui64: d.ieee,
-        nwkAddress: d.nwk,
-        deviceType: d.type === 'Router' ? 1 : 2,
-        rxOnWhenIdle: d.type === 'Router' ? 1 : 0,
-        relationship: d.type === 'Router' ? 2 : 1,
-        reserved1: 0,
-        permitJoining: 0,
-        reserved2: 0,
-        depth: 1,
-        lqi: 200,
-      }));
+      const all = node.neighbours().map((n) => ({ extendedPanId, ...n, reserved1: 0, reserved2: 0 }));
       const start = req[0] ?? 0;
       return ok({ neighborTableEntries: all.length, startIndex: start, entryList: all.slice(start, start + 3) });
     }
-    case C.ROUTING_TABLE_REQUEST:
-      return ok({ routingTableEntries: 0, startIndex: req[0] ?? 0, entryList: [] });
+    case C.ROUTING_TABLE_REQUEST: {
+      const all = node.routes();
+      const start = req[0] ?? 0;
+      return ok({ routingTableEntries: all.length, startIndex: start, entryList: all.slice(start, start + 3) });
+    }
     case C.BINDING_TABLE_REQUEST: {
       const start = req[0] ?? 0;
       return ok({

@@ -40,6 +40,11 @@ function answer(r: LoginOutcome, reply: FastifyReply, maxAgeSeconds: number): Co
 
 /** Session cookies live as long as a session may stay unused. */
 const MAX_AGE = 30 * 24 * 60 * 60;
+/**
+ * How long after a restore the login page says that the password is now the backup's: the day
+ * in which the people whose sessions the restore ended come back to the console.
+ */
+export const RESTORE_NOTICE_MS = 24 * 60 * 60 * 1000;
 
 export function authRoutes(s: ConsoleServices): ConsoleRoute[] {
   return [
@@ -49,7 +54,17 @@ export function authRoutes(s: ConsoleServices): ConsoleRoute[] {
       auth: 'none',
       handle({ req }) {
         const session = s.access.verify(cookieValue(req.headers.cookie, COOKIE));
-        return ok({ password_set: s.access.hasPassword(), logged_in: session !== undefined, name: s.info().name });
+        const restored = s.restoredAt();
+        const recent = restored !== null && s.clock.now() - restored < RESTORE_NOTICE_MS;
+        const passwordSet = s.access.hasPassword();
+        return ok({
+          password_set: passwordSet,
+          logged_in: session !== undefined,
+          name: s.info().name,
+          restored_at: recent ? new Date(restored).toISOString() : null,
+          // Until a password is set, the setup page says how to set one on the gateway's machine.
+          ...(passwordSet ? {} : { passwd_command: s.cliCommand('passwd') }),
+        });
       },
     }),
     consoleRoute({

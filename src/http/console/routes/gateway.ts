@@ -16,6 +16,8 @@ export const RESTORE_LIMIT = 64 * 1024 * 1024;
 
 export function gatewayRoutes(s: ConsoleServices): ConsoleRoute[] {
   const speaker = () => ({ ...s.speaker.get(), playing: s.speaker.nowPlaying() });
+  // The host's boot is G2's power_up_time; a console shows how long the gateway itself has run.
+  const runtime = () => ({ ...s.runtime.read(), started_at: new Date(s.startedAt()).toISOString() });
   return [
     consoleRoute({
       method: 'GET',
@@ -25,7 +27,7 @@ export function gatewayRoutes(s: ConsoleServices): ConsoleRoute[] {
         ok({
           info: s.info(),
           version: s.version,
-          runtime: s.runtime.read(),
+          runtime: runtime(),
           speaker: speaker(),
           sounds: soundNames,
           beeps: beepNames,
@@ -66,7 +68,7 @@ export function gatewayRoutes(s: ConsoleServices): ConsoleRoute[] {
         return ok({ key: params.key, value: r.value, was, info: s.info() });
       },
     }),
-    consoleRoute({ method: 'GET', path: '/runtime', auth: 'session', handle: () => ok(s.runtime.read()) }),
+    consoleRoute({ method: 'GET', path: '/runtime', auth: 'session', handle: () => ok(runtime()) }),
     consoleRoute({
       method: 'PUT',
       path: '/speaker',
@@ -179,7 +181,8 @@ export function gatewayRoutes(s: ConsoleServices): ConsoleRoute[] {
         const r = await s.maintenance.restore(req.body);
         if (!r.ok) return refuse(400, r.message);
         reply.raw.once('finish', () => s.restart());
-        return ok({ restarting: true });
+        // The page says which backup comes back: its password is the console's from then on.
+        return ok({ restarting: true, backup_created_at: r.meta?.created_at ?? null });
       },
     }),
   ];

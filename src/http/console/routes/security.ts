@@ -1,6 +1,12 @@
 /** Security in the console: the modes with their alarm settings, arming, disarming, the alarm live, cancelling it. */
 import { obj, str } from '../../../catalog/schema.ts';
-import { ALARM_SOUNDS, TRIGGER_CAPABILITIES } from '../../../core/alarm/index.ts';
+import {
+  ALARM_SOUNDS,
+  INTRUSION,
+  LIFE_SAFETY,
+  TRIGGER_CAPABILITIES,
+  watchedSensors,
+} from '../../../core/alarm/index.ts';
 import { type ConsoleRoute, consoleRoute, ok, refuse } from '../route.ts';
 import type { ConsoleServices } from '../services.ts';
 
@@ -9,19 +15,39 @@ const triggers: ReadonlySet<string> = new Set(TRIGGER_CAPABILITIES);
 
 export function securityRoutes(s: ConsoleServices): ConsoleRoute[] {
   const unknown = (id: string) => refuse(404, `there is no security mode ${Number(id)}`);
-  const overview = () => ({
-    modes: s.security.list().map((m) => {
-      const c = s.alarm.config(m.sid);
-      return { ...m, config: c.ok ? c.config : null };
-    }),
-    alarm: s.alarm.status(),
-    sounds: ALARM_SOUNDS,
-    // The devices a mode can list as its triggers: those with a detection capability.
-    sensors: s.devices.registry
-      .list()
-      .filter((d) => d.capabilities.some((c) => triggers.has(c.capability)))
-      .map((d) => ({ serial_number: d.serial_number, name: d.name, display_category: d.display_category })),
-  });
+  const overview = () => {
+    const all = s.devices.registry.list();
+    return {
+      // Each mode with the sensors it watches now (by name): what arming it means.
+      modes: s.security.list().map((m) => {
+        const c = s.alarm.config(m.sid);
+        const watching = c.ok
+          ? watchedSensors(c.config.devices, all).map((w) => ({
+              serial_number: w.device.serial_number,
+              name: w.device.name,
+              kinds: w.kinds,
+            }))
+          : [];
+        return { ...m, config: c.ok ? c.config : null, watching };
+      }),
+      alarm: s.alarm.status(),
+      sounds: ALARM_SOUNDS,
+      // The kinds a mode can watch, and the devices it can list: those with a detection capability.
+      kinds: Object.keys(INTRUSION),
+      // Smoke, gas and leak detectors ring in every mode, armed or not.
+      always: all
+        .filter((d) => d.capabilities.some((c) => c.capability in LIFE_SAFETY))
+        .map((d) => ({ serial_number: d.serial_number, name: d.name })),
+      sensors: all
+        .filter((d) => d.capabilities.some((c) => triggers.has(c.capability)))
+        .map((d) => ({
+          serial_number: d.serial_number,
+          name: d.name,
+          display_category: d.display_category,
+          kinds: d.capabilities.map((c) => c.capability).filter((c) => c in INTRUSION),
+        })),
+    };
+  };
   return [
     consoleRoute({ method: 'GET', path: '/security', auth: 'session', handle: () => ok(overview()) }),
     consoleRoute({

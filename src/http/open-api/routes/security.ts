@@ -2,8 +2,8 @@
  * The security module (spec 4.3): S1-S5, through the alarm (exit delays; a disarm stops an alarm);
  * and beyond the spec the alarm's state and each mode's alarm settings (docs/security.md).
  */
-import { any, arr, int, obj, oneOf, str, union } from '../../../catalog/schema.ts';
-import { ALARM_SOUNDS, CONFIG_PATCH_SCHEMA } from '../../../core/alarm/index.ts';
+import { any, int, obj, oneOf, str } from '../../../catalog/schema.ts';
+import { ALARM_SOUNDS, CONFIG_PATCH_SCHEMA, WATCHED_SCHEMA } from '../../../core/alarm/index.ts';
 import { done, failed, type RouteSpec, route } from '../route.ts';
 import type { OpenApiServices } from '../services.ts';
 import { securityList } from '../wire.ts';
@@ -16,7 +16,7 @@ const configFields = {
   entry_delay: delay,
   alarm_sound: oneOf(...ALARM_SOUNDS),
   alarm_duration: int({ min: -1, max: 3600, unit: 's', doc: 'seconds the alarm rings; -1 until cancelled' }),
-  devices: union(oneOf('all'), arr(str(), { doc: 'serial numbers of devices with a trigger capability' })),
+  devices: WATCHED_SCHEMA,
 };
 const modeConfig = obj({ sid: int(), name: str(), ...configFields });
 
@@ -67,7 +67,9 @@ export function securityRoutes(s: OpenApiServices): RouteSpec[] {
         alarm_state: oneOf('normal', 'alarming'),
         mode: any('{sid, name} or null'),
         ends_at: any('ISO 8601 date, or null'),
-        trigger: any('{serial_number, capability} or null'),
+        trigger: any(
+          '{serial_number, capability, device_offline?} or null (device_offline: true when the device showed offline as it reported)',
+        ),
         sound: any('the sound ringing, or null'),
       }),
       handle: () => done(s.alarm.status()),
