@@ -94,20 +94,22 @@ async function startZoo(): Promise<Zoo> {
 }
 
 let zoo: Zoo;
+/** One gateway for both surfaces, with short fetch and probe times (a silent port takes them whole). */
+let g: AudioGateway;
+let token: string;
 before(async () => {
   zoo = await startZoo();
+  g = await startAudioGateway({
+    overrides: { audio: { media_timeout_ms: 1000 }, camera: { probe_timeout_ms: 1000 } },
+  });
+  token = g.token();
 });
-after(() => zoo?.close());
+after(async () => {
+  await g?.stop();
+  await zoo?.close();
+});
 
 describe('POST media/audio-player pointed at what a scanner looks for', () => {
-  let g: AudioGateway;
-  let token: string;
-  before(async () => {
-    g = await startAudioGateway({ overrides: { audio: { media_timeout_ms: 1000 } } });
-    token = g.token();
-  });
-  after(() => g?.stop());
-
   const play = async (url: string) => {
     const asked = call(g.url, 'POST', rest('v2', 'media/audio-player'), { token, body: { audio_url: url } });
     return (await advanceUntil(g.clock, asked)).value;
@@ -184,14 +186,6 @@ describe('POST media/audio-player pointed at what a scanner looks for', () => {
 });
 
 describe('the camera probe (D2) pointed at what a scanner looks for', () => {
-  let g: AudioGateway;
-  let token: string;
-  before(async () => {
-    g = await startAudioGateway({ overrides: { camera: { probe_timeout_ms: 1000 } } });
-    token = g.token();
-  });
-  after(() => g?.stop());
-
   const add = async (url: string, protocal: 'RTSP' | 'ESP32-CAM') => {
     const asked = call(g.url, 'POST', rest('v2', 'devices'), { token, body: cameraBody(url, { protocal }) });
     return (await advanceUntil(g.clock, asked)).value;
