@@ -37,16 +37,9 @@ const STOP_GRACE_MS = 5000;
 export function createGateway(settings: Settings, opts: GatewayOptions = {}): Gateway {
   const log = opts.log ?? createLogger({ level: settings.log_level, format: settings.log_format });
   const paths = dataPaths(settings.data_dir);
-  // A restore staged before the restart that brought us here; never under a gateway that still runs
-  // here. A restored store the last start (in a process that died) did not get through is rolled back.
-  const opening = otherGatewayRuns(paths.pid) ? { restored: false } : beforeOpening(paths.db);
-  if (opening.rolledBack)
-    log.error(
-      { kept_as: opening.rolledBack },
-      'the restored store did not start: it is put aside, and the store there was is back',
-    );
-  const restored = opening.restored;
-  if (restored) log.warn({ db: paths.db }, 'the store was restored from a backup');
+  // A restore staged before the restart that brought us here (one the last start did not get
+  // through is rolled back); never under a gateway that still runs here.
+  const restored = !otherGatewayRuns(paths.pid) && beforeOpening(paths.db, log);
   const db = openDb(paths.db);
   const kv = new KvStore(db);
   // What the console set while running (the name, the beeps) wins over flags, as it was left.

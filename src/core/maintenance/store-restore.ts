@@ -26,6 +26,7 @@ import {
 } from 'node:fs';
 import Database from 'better-sqlite3';
 import { readHead } from '../../lib/file-head.ts';
+import type { Log } from '../../lib/log.ts';
 import { type Db, migrate } from '../../store/db.ts';
 import {
   BACKUP_FORMAT,
@@ -181,19 +182,25 @@ export function installRestore(dbPath: string, stage: string): string | undefine
 
 /**
  * Before a gateway opens its store: a restored store whose last start never completed (the process
- * died in it) is rolled back (`rolledBack`: where it was put aside); a restore a running gateway
- * staged is put in place (`restored`); a restored store not yet confirmed is marked as being tried,
- * so that the next start knows this one did not get through.
+ * died in it) is rolled back, and `log` says so; a restore a running gateway staged is put in place
+ * (returns true); a restored store not yet confirmed is marked as being tried, so that the next
+ * start knows this one did not get through.
  */
-export function beforeOpening(dbPath: string): { restored: boolean; rolledBack?: string } {
+export function beforeOpening(dbPath: string, log: Log): boolean {
   const mark = unconfirmedPath(dbPath);
   const tried = existsSync(mark) && readFileSync(mark, 'utf8').startsWith('trying');
   const rolledBack = tried ? rollBackRestore(dbPath) : undefined;
+  if (rolledBack)
+    log.error(
+      { kept_as: rolledBack },
+      'the restored store did not start: it is put aside, and the store there was is back',
+    );
   const stage = stagedPath(dbPath);
   const restored = existsSync(stage);
   if (restored) installRestore(dbPath, stage);
   if (existsSync(mark)) writeFileSync(mark, 'trying\n', { mode: 0o600 });
-  return { restored, ...(rolledBack ? { rolledBack } : {}) };
+  if (restored) log.warn({ db: dbPath }, 'the store was restored from a backup');
+  return restored;
 }
 
 /** A gateway started on the restored store: it stays. */
