@@ -113,7 +113,7 @@ export async function runStalls(opts: { wavMb: number; backupMb: number }): Prom
       backupMb: opts.backupMb,
       wavMb: opts.wavMb,
       played: [one.value, ...eight.value].filter((e) => e === 0).length,
-      busy: eight.value.filter((e) => e === 500).length,
+      busy: eight.value.filter((e) => e === 400).length,
       restored: restore.value.ok,
       rssAfterEightMb,
     };

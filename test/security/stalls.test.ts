@@ -119,7 +119,7 @@ describe('audio URLs sent all at once', () => {
     for (const r of more)
       assert.deepEqual(
         [r.json.error, r.json.message],
-        [500, 'not played: the gateway is fetching or decoding 2 other audio files: try again in a moment'],
+        [400, 'audio_url: the gateway is fetching or decoding 2 other audio files: try again in a moment'],
       );
     assert.equal(held.length, 2, 'the refused ones fetched nothing');
     holding = false;

@@ -129,7 +129,8 @@ export class MediaPlayer {
     opts: { layer?: Layer; volume?: number; name?: string; timeoutMs?: number } = {},
   ): Promise<MediaOutcome> {
     const loaded = await this.load(url, opts.timeoutMs);
-    if (!loaded.ok) return loaded.busy ? { ok: false, reason: loaded.reason, refused: true } : loaded;
+    // Busy is the client's to retry, as a URL that failed (a 400), not a fault of the gateway.
+    if (!loaded.ok) return loaded;
     const played = this.deps.arbiter.play({
       layer: opts.layer ?? 'media',
       name: opts.name ?? url.href,

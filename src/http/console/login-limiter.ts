@@ -57,6 +57,8 @@ interface Budget {
   count: number;
   first: number;
   inFlight: number;
+  /** The lockout of this window was told (onLockout), at its first refusal. */
+  told?: boolean;
 }
 
 /** Callers whose budgets are remembered at once; the oldest are forgotten first. */
@@ -98,24 +100,27 @@ export class LoginLimiter {
     const key = caller.device ? `device ${caller.device}` : `address ${addressKey(caller.address)}`;
     const who = caller.device ? 'this browser' : 'this address';
     const budget = this.fresh(key, now);
-    if (budget.count >= this.maxFailures) return this.refuse(budget, now, `too many failed attempts from ${who}`);
+    if (budget.count >= this.maxFailures) {
+      this.tell(budget, caller, 'caller');
+      return this.refuse(budget, now, `too many failed attempts from ${who}`);
+    }
     const known = caller.device !== undefined;
     if (!known) {
       if (now >= this.unknown.first + this.windowMs)
         this.unknown = { count: 0, first: now, inFlight: this.unknown.inFlight };
-      if (this.unknown.count >= this.maxUnknown)
+      if (this.unknown.count >= this.maxUnknown) {
+        this.tell(this.unknown, caller, 'unknown');
         return this.refuse(
           this.unknown,
           now,
           'too many failed logins on this gateway from browsers it does not know',
           ', or log in from a browser that logged in before',
         );
+      }
     }
     // Counted from here on, checked or not: parallel attempts are no cheaper than serial ones.
     budget.count++;
     if (!known) this.unknown.count++;
-    if (budget.count === this.maxFailures) this.opts.onLockout?.(caller, 'caller', this.minutes());
-    if (!known && this.unknown.count === this.maxUnknown) this.opts.onLockout?.(caller, 'unknown', this.minutes());
     if (budget.inFlight >= 1)
       return {
         ok: false,
@@ -149,8 +154,11 @@ export class LoginLimiter {
     };
   }
 
-  private minutes(): number {
-    return Math.ceil(this.windowMs / 60_000);
+  /** Tells a lockout once per window, at its first refusal. */
+  private tell(b: Budget, caller: Caller, scope: 'caller' | 'unknown'): void {
+    if (b.told) return;
+    b.told = true;
+    this.opts.onLockout?.(caller, scope, Math.ceil(this.windowMs / 60_000));
   }
 
   /** The caller's budget in its current window (a new one when the last ended). */
