@@ -32,6 +32,8 @@ export interface SettingDef {
   flag?: string;
   /** The console can change it while the gateway runs (kept in the store; src/settings/live.ts). */
   live?: true;
+  /** It names a program the gateway runs: a restore writes it commented out (src/settings/restored.ts). */
+  runs?: true;
   /**
    * What a string must also be that no schema can say (a time zone Intl knows): the rule it
    * breaks, or undefined when it is fine.
@@ -310,6 +312,7 @@ export const settingDefs = [
     key: 'audio.command',
     schema: str(),
     default: '',
+    runs: true,
     description:
       'Shell command of the `command` sink, given each clip as WAV on stdin, e.g. `paplay`, `pw-play -`, `ffplay -nodisp -autoexit -`.',
   },
@@ -408,6 +411,7 @@ export const settingDefs = [
     key: 'camera.ffmpeg_path',
     schema: str(),
     default: 'ffmpeg',
+    runs: true,
     description:
       'ffmpeg for snapshots and the live view of RTSP cameras (Debian package ffmpeg); empty turns them off.',
   },
