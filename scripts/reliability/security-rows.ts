@@ -57,7 +57,10 @@ export async function runSecurityRows(opts: {
     s.played >= 3 &&
       s.played + s.busy === 9 &&
       s.restored &&
-      Math.max(s.oneWavMs, s.eightWavsMs, s.restoreMs) < STALL_LIMIT_MS,
+      // A figure in time, checked only in the full run: the suite runs the quick one beside other
+      // test files, and its tests check that decoding leaves the loop turning without timing it
+      // (test/security/stalls.test.ts).
+      (opts.quick || Math.max(s.oneWavMs, s.eightWavsMs, s.restoreMs) < STALL_LIMIT_MS),
     'stalls',
   );
 
