@@ -2,8 +2,9 @@
 // Entry point for the `opencube` command: runs the compiled gateway in dist/, building it first
 // when src/ changed (scripts/build.mjs), and, for `start`, the web console when console/src
 // changed (scripts/build-console.mjs). Both checks run in this process (a few milliseconds); a
-// build, rare, is a child process, so that esbuild is never loaded into the gateway. The
-// TypeScript runs through tsx only in tests and development (`npm run dev`).
+// build, rare, is a child process, so that esbuild is never loaded into the gateway (nor its
+// service process left beside it). The TypeScript runs through tsx only in tests and development
+// (`npm run dev`).
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ensureBuilt } from '../scripts/build.mjs';
@@ -12,7 +13,8 @@ import { consoleIsFresh } from '../scripts/build-console.mjs';
 try {
   ensureBuilt();
 } catch (err) {
-  process.stderr.write(`opencube: ${err.message}\n`);
+  // A failed build has said why itself.
+  if (err.message) process.stderr.write(`opencube: ${err.message}\n`);
   process.exit(1);
 }
 if (process.argv.slice(2).includes('start') && !consoleIsFresh()) {

@@ -2,6 +2,8 @@
 
 /** Every file under `dir` (relative paths, sorted), test files left out. */
 export function sourceFiles(dir: string): string[];
+/** What esbuild starts from: `main` (src/main.ts) and each `src/<name>-worker.ts` under `<name>-worker`. */
+export function entryPoints(root: string): Record<string, string>;
 /** One line per source and config file (path, size, mtime): equal fingerprints mean nothing changed. */
 export function fingerprint(root: string): string;
 /** Whether `outDir` was built from the sources of `root` as they are now. */
@@ -20,5 +22,7 @@ export function build(
   root?: string,
   opts?: { outDir?: string; force?: boolean; log?: (line: string) => void },
 ): Metafile;
-/** Builds dist/ when src/ changed since its last build. */
-export function ensureBuilt(root?: string, opts?: { log?: (line: string) => void }): void;
+/** Builds dist/ when src/ changed since its last build, in a child process; throws BuildFailed (its message may be empty: the build said why). */
+export function ensureBuilt(root?: string): void;
+/** A failed build (what failed was printed by the build process). */
+export class BuildFailed extends Error {}

@@ -13,6 +13,7 @@
 //
 //   node scripts/build.mjs           build when src/ changed
 //   node scripts/build.mjs --force   build from scratch
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -52,6 +53,17 @@ export const EXTERNAL = [
 /** The bundled CommonJS packages call require(): in an ES module it must be made. */
 const BANNER =
   "import { createRequire as __opencubeRequire } from 'node:module'; const require = __opencubeRequire(import.meta.url);";
+
+/**
+ * What esbuild starts from: the command (dist/main.js) and each worker thread's module,
+ * `src/<name>-worker.ts` to `dist/<name>-worker.js`, where src/lib/workers.ts finds it.
+ */
+export function entryPoints(root) {
+  const out = { main: join(root, 'src', 'main.ts') };
+  for (const f of sourceFiles(join(root, 'src')))
+    if (f.endsWith('-worker.ts')) out[f.slice(0, -'.ts'.length)] = join(root, 'src', f);
+  return out;
+}
 
 /** Every file under `dir` (relative paths, sorted), skipping test files, which are not built. */
 export function sourceFiles(dir) {
@@ -109,7 +121,7 @@ export function build(root = ROOT, { outDir = join(root, 'dist'), force = false,
   try {
     // buildSync: ensureBuilt() runs before anything else, in the command's own process.
     result = esbuild.buildSync({
-      entryPoints: [join(root, 'src', 'main.ts')],
+      entryPoints: entryPoints(root),
       absWorkingDir: root,
       bundle: true,
       splitting: true,
@@ -139,11 +151,8 @@ export function build(root = ROOT, { outDir = join(root, 'dist'), force = false,
   return result.metafile;
 }
 
-/**
- * Builds dist/ when src/ changed since its last build. When it cannot (no esbuild package) but
- * an older build exists, it says so and that build runs.
- */
-export function ensureBuilt(root = ROOT, { log = defaultLog } = {}) {
+/** Builds dist/ when src/ changed, here; when it cannot (no esbuild package) but an older build exists, it says so. */
+function buildIfStale(root, log) {
   if (isFresh(root)) return;
   try {
     build(root, { log });
@@ -153,15 +162,36 @@ export function ensureBuilt(root = ROOT, { log = defaultLog } = {}) {
   }
 }
 
+/** Raised by ensureBuilt when the build failed; the build process has printed why. */
+export class BuildFailed extends Error {}
+
+/**
+ * Builds dist/ when src/ changed since its last build, in a child process: the check is a few
+ * milliseconds here, and esbuild never loads into the process that then runs the gateway (its
+ * buildSync keeps a service thread and an `esbuild --service` child of about 100 MB alive for the
+ * process's whole life; issue 23). When it cannot build (no esbuild package) but an older build
+ * exists, it says so and that build runs.
+ */
+export function ensureBuilt(root = ROOT) {
+  if (isFresh(root)) return;
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--if-stale', '--root', root], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (r.status !== 0) throw new BuildFailed(r.error ? `the build could not run: ${r.error.message}` : '');
+}
+
 function defaultLog(line) {
   process.stderr.write(`${line}\n`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const at = process.argv.indexOf('--root');
+  const root = at === -1 ? ROOT : resolve(process.argv[at + 1]);
   try {
-    if (process.argv.includes('--force')) build(ROOT, { force: true });
-    else if (isFresh(ROOT)) defaultLog('opencube: dist/ is up to date');
-    else build(ROOT);
+    if (process.argv.includes('--force')) build(root, { force: true });
+    else if (process.argv.includes('--if-stale')) buildIfStale(root, defaultLog);
+    else if (isFresh(root)) defaultLog('opencube: dist/ is up to date');
+    else build(root);
   } catch (err) {
     process.stderr.write(`opencube: ${err.message}\n`);
     process.exit(1);

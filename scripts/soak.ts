@@ -2,13 +2,17 @@
  * `npm run soak [-- --quick] [--seed N]`: the reliability runs of issue 16 against real
  * `opencube start` processes, in a private network namespace, with their figures:
  * kill -9 durability, the stream soak with random cuts, the third-party fault zoo in real time,
- * and the attacks (memory, idle connections, timeouts, head-of-line). `--quick` is the short run
- * that `npm test` makes (test/reliability/soak.test.ts). Exits 1 when any of them fails.
+ * the attacks (memory, idle connections, timeouts, head-of-line), the default `npm start` left
+ * idle for 15 minutes (issue 23), and the attacks of issue 24 (scripts/reliability/security-rows.ts).
+ * `--quick` is the short run that `npm test` makes (test/reliability/soak.test.ts). Exits 1 when
+ * any of them fails.
  */
 import { runAttacks } from './reliability/attacks.ts';
+import { runDefaultIdle } from './reliability/default-idle.ts';
 import { runDurability } from './reliability/durability.ts';
 import { exitOnSignals } from './reliability/gateway-process.ts';
 import { inPrivateNetwork } from './reliability/netns.ts';
+import { runSecurityRows } from './reliability/security-rows.ts';
 import { runServiceFaults } from './reliability/service-faults.ts';
 import { runStreamSoak } from './reliability/stream-soak.ts';
 
@@ -78,6 +82,29 @@ out(
   `head-of-line: with ${a.headOfLine.hung} directives hung on one service address, ${a.headOfLine.controls} controls of a healthy device behind it took ${a.headOfLine.medianMs} ms (median), ${a.headOfLine.maxMs} ms at most (${lap()})`,
 );
 check(a.headOfLine.maxMs < 1000, 'head-of-line');
+
+// Quick: half a minute with the network's keep-alive and broker heartbeat at 1 s, as many of their
+// periods as the full run's 15 minutes at the defaults.
+const idle = await runDefaultIdle(
+  quick
+    ? { idleMs: 30_000, keepaliveSeconds: 1, log: (l) => out(`  ${l}`) }
+    : { idleMs: 900_000, log: (l) => out(`  ${l}`) },
+);
+out(
+  `default npm start idle ${idle.idleSeconds} s${quick ? ' (keep-alive 1 s)' : ''}: ${idle.online}/${idle.devices} devices online, ${idle.ready ? 'ready' : 'NOT ready'}, a light ${idle.lightSwitched ? 'switched on and off' : 'did NOT switch'}, ${idle.offlineLines.length} lines of the log saying something went offline (${lap()})`,
+);
+for (const l of idle.offlineLines.slice(0, 5)) out(`  log: ${l}`);
+check(
+  idle.devices > 0 &&
+    idle.online === idle.devices &&
+    idle.ready &&
+    idle.lightSwitched &&
+    idle.offlineLines.length === 0,
+  'default idle',
+);
+
+// Issue 24: the console's login, fetches, stalls, Home Assistant and backups.
+await runSecurityRows({ quick, out, check, lap });
 
 out(
   `${failures.length === 0 ? 'all held' : `FAILED: ${failures.join(', ')}`} (${((performance.now() - started) / 1000).toFixed(0)} s)`,

@@ -19,15 +19,28 @@ import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import { UsageError } from './cli/args.ts';
 import { parseCommandLine } from './cli/command-line.ts';
+import { asInvoked, COMMAND_ENV, commandLine, type Invocation, thisInvocation } from './cli/invocation.ts';
 import { readNewSecret } from './cli/read-secret.ts';
 import { CONFIG_EXIT_CODE, gatewayExecArgv, LISTENING_MESSAGE, supervise } from './cli/supervisor.ts';
 import type { PressResult, TokenInfo, TokenService } from './core/tokens.ts';
+import { PACKAGE_ROOT } from './lib/package-root.ts';
 import { type Settings, SettingsError } from './settings/index.ts';
 import type { Db } from './store/db.ts';
 
+/**
+ * How the user runs `opencube` (a clone: `npm run opencube --`): every command this process prints
+ * is written in that form (src/cli/invocation.ts).
+ */
+const invoked: Promise<Invocation> = thisInvocation(PACKAGE_ROOT);
+
+/** Text for the user, with each `opencube COMMAND` in the form they run it. */
+async function forUser(text: string): Promise<string> {
+  return asInvoked(text, (await invoked).prefix);
+}
+
 /** Prints the one line of a start-up failure and ends the process with `code`. */
-function startFailed(line: string, code: number): never {
-  process.stderr.write(`opencube: ${line}\n`);
+async function startFailed(line: string, code: number): Promise<never> {
+  process.stderr.write(await forUser(`opencube: ${line}\n`));
   process.exit(code);
 }
 
@@ -51,7 +64,7 @@ async function runGateway(settings: Settings): Promise<void> {
   gatewayModule.catch(() => {}); // a failed check exits first; the load's own failure is reported below
   const preflight = await import('./cli/preflight.ts');
   const problem = await preflight.checkStart(settings);
-  if (problem) startFailed(problem, CONFIG_EXIT_CODE);
+  if (problem) await startFailed(problem, CONFIG_EXIT_CODE);
   const { createGateway } = await gatewayModule;
   type Gateway = ReturnType<typeof createGateway>;
   /** What the process does now: a stop waits for a restart under way, then stops what it built. */
@@ -59,18 +72,44 @@ async function runGateway(settings: Settings): Promise<void> {
   let stopping = false;
   let restarting = false;
 
+  /**
+   * After a start that failed on a store just restored: puts it aside and the store there was
+   * back (src/core/maintenance/store-restore.ts), says so, and returns true; false when the
+   * store was no fresh restore.
+   */
+  const rolledBack = async (err: unknown): Promise<boolean> => {
+    const { rollBackRestore } = await import('./core/maintenance/store-restore.ts');
+    const failed = rollBackRestore(join(resolve(settings.data_dir), 'gateway.db'));
+    if (!failed) return false;
+    process.stderr.write(
+      await forUser(
+        `opencube: the restored store did not start (${await safeMessage(err)}): it is kept as ${failed}, and the store there was is back\n`,
+      ),
+    );
+    return true;
+  };
   const build = async (): Promise<Gateway> => {
     try {
-      return createGateway(settings, { onRestart: () => restart() });
+      const inv = await invoked;
+      return createGateway(settings, {
+        onRestart: () => restart(),
+        cliCommand: (words) => commandLine(inv, words, settings.data_dir),
+      });
     } catch (err) {
-      startFailed(`could not start: ${await safeMessage(err)}`, 1);
+      if (await rolledBack(err)) return build();
+      return startFailed(`could not start: ${await safeMessage(err)}`, 1);
     }
   };
   const launch = async (gateway: Gateway): Promise<void> => {
     try {
       const url = await gateway.start();
-      process.stdout.write(`opencube listening on ${url} (data in ${resolve(settings.data_dir)})\n`);
-      await printBanner(gateway, settings, Number(new URL(url).port));
+      const port = Number(new URL(url).port);
+      const [{ listeningLine }, { networkInterfaces }] = await Promise.all([
+        import('./cli/banner.ts'),
+        import('node:os'),
+      ]);
+      process.stdout.write(`${listeningLine(settings.host, port, networkInterfaces(), resolve(settings.data_dir))}\n`);
+      await printBanner(gateway, settings, port);
       // The supervisor may die at any moment, even between the check and the write: a send on a
       // closed channel then fails in the callback (the 'disconnect' handler stops the gateway),
       // where without one it would be an uncaught error that kills the gateway uncleanly.
@@ -78,9 +117,10 @@ async function runGateway(settings: Settings): Promise<void> {
     } catch (err) {
       // The line first; the stack only for whoever asked for debug.
       const config = preflight.portProblem(err, settings.host, settings.port);
-      process.stderr.write(`opencube: ${config ?? `could not start: ${await safeMessage(err)}`}\n`);
+      process.stderr.write(await forUser(`opencube: ${config ?? `could not start: ${await safeMessage(err)}`}\n`));
       gateway.log.debug({ err }, 'could not start');
       await gateway.stop().catch(() => {});
+      if (await rolledBack(err)) return launch(await build());
       process.exit(config ? CONFIG_EXIT_CODE : 1);
     }
   };
@@ -124,17 +164,30 @@ async function runGateway(settings: Settings): Promise<void> {
 /** The start-up banner at `info`: readable lines at a terminal, one JSON entry in a JSON log. */
 async function printBanner(gateway: { log: Logger }, settings: Settings, port: number): Promise<void> {
   if (!gateway.log.isLevelEnabled('info')) return;
-  const [{ bannerFacts, bannerLines, APPROVE }, { networkInterfaces }, { resolveLogFormat }] = await Promise.all([
+  const [{ bannerFacts, bannerLines }, { networkInterfaces }, { resolveLogFormat }] = await Promise.all([
     import('./cli/banner.ts'),
     import('node:os'),
     import('./lib/logger.ts'),
   ]);
-  const facts = bannerFacts(settings, port, networkInterfaces(), pkg.version, resolve(settings.data_dir));
+  const facts = bannerFacts(
+    settings,
+    port,
+    networkInterfaces(),
+    pkg.version,
+    resolve(settings.data_dir),
+    commandLine(await invoked, 'link', settings.data_dir),
+  );
   if (resolveLogFormat(settings.log_format, process.stderr.isTTY === true) === 'pretty')
     process.stderr.write(`${bannerLines(facts).join('\n')}\n`);
   else
     gateway.log.info(
-      { open_api: facts.openApi, urls: facts.urls, console: facts.console, approve: APPROVE, zigbee: facts.zigbee },
+      {
+        open_api: facts.openApi,
+        urls: facts.urls,
+        console: facts.console,
+        approve: facts.approve,
+        zigbee: facts.zigbee,
+      },
       'opencube is running',
     );
 }
@@ -147,7 +200,7 @@ async function viaSocketOrStore<T>(
   try {
     return await socket();
   } catch (err) {
-    if (!(err instanceof (await import('./control/client.ts')).NotRunningError)) throw err;
+    if (!(err instanceof (await import('./lib/control-client.ts')).NotRunningError)) throw err;
     const file = join(resolve(settings.data_dir), 'gateway.db');
     // Do not create a store where there is none: the user most likely gave the wrong folder.
     if (!existsSync(file)) throw new Error(`no gateway runs on ${resolve(settings.data_dir)} and it holds no store`);
@@ -179,21 +232,24 @@ async function main(): Promise<void> {
     parsed = parseCommandLine(process.argv.slice(2), process.env);
   } catch (err) {
     if (!(err instanceof SettingsError || err instanceof UsageError)) throw err;
-    process.stderr.write(`opencube: ${err.message}; run "opencube --help" for usage\n`);
+    process.stderr.write(await forUser(`opencube: ${err.message}; run "opencube --help" for usage\n`));
     process.exit(2);
   }
   const { command, rest, settings } = parsed;
   const socket = join(resolve(settings.data_dir), 'opencube.sock');
+  /** Writes to stdout with each `opencube COMMAND` in the user's form. */
+  const out = async (text: string) => process.stdout.write(await forUser(text));
   const controlRequest = async <T>(method: string, path: string, body?: unknown): Promise<T> =>
-    (await import('./control/client.ts')).controlRequest<T>(socket, method, path, body);
+    (await import('./lib/control-client.ts')).controlRequest<T>(socket, method, path, body);
   switch (command) {
     case 'help': {
       const help = await import('./cli/help.ts');
       const width = help.helpWidth(process.stdout);
-      process.stdout.write(
+      const { prefix } = await invoked;
+      await out(
         rest[0] === undefined
-          ? help.renderHelp(pkg.version, width)
-          : (help.renderCommandHelp(rest[0], width) as string),
+          ? help.renderHelp(pkg.version, width, prefix)
+          : (help.renderCommandHelp(rest[0], width, prefix) as string),
       );
       return;
     }
@@ -203,12 +259,13 @@ async function main(): Promise<void> {
     case 'settings':
       {
         const help = await import('./cli/help.ts');
-        process.stdout.write(help.renderSettings(help.helpWidth(process.stdout)));
+        await out(help.renderSettings(help.helpWidth(process.stdout), (await invoked).prefix));
       }
       return;
     case 'zigbee': {
       const { zigbeeCommand } = await import('./drivers/herdsman/cli.ts');
-      process.exitCode = zigbeeCommand(rest, settings, (s) => process.stdout.write(s));
+      const { prefix } = await invoked;
+      process.exitCode = zigbeeCommand(rest, settings, (s) => process.stdout.write(asInvoked(s, prefix)));
       return;
     }
     case 'start':
@@ -219,7 +276,8 @@ async function main(): Promise<void> {
           entry: fileURLToPath(import.meta.url),
           args: process.argv.slice(2),
           execArgv: gatewayExecArgv(process.execArgv),
-          env: process.env,
+          // The gateway runs from dist/ itself: it is told the form the user started this with.
+          env: { ...process.env, [COMMAND_ENV]: (await invoked).prefix },
           exit: (code) => process.exit(code),
           print: (n) => (n.level === 'info' ? process.stdout : process.stderr).write(`${n.text}\n`),
         });
@@ -278,6 +336,23 @@ async function main(): Promise<void> {
       return;
     }
     case 'reset': {
+      const dir = resolve(settings.data_dir);
+      if (!parsed.yes) {
+        const { canAsk, confirm } = await import('./cli/confirm.ts');
+        // A script, a pipe or a service has nobody to ask: it says --yes, or nothing is cleared.
+        if (!canAsk())
+          throw new Error(
+            `reset clears every token, device and TTS engine of the gateway on ${dir}: add --yes to do it (there is no terminal to ask)`,
+          );
+        const yes = await confirm(
+          `Factory reset of the gateway on ${dir}: every token, device and TTS engine is cleared. Go on? [y/N] `,
+        );
+        if (!yes) {
+          process.stdout.write('not reset: nothing changed\n');
+          process.exitCode = 1;
+          return;
+        }
+      }
       await viaSocketOrStore(
         settings,
         () => controlRequest('POST', '/reset'),
@@ -294,7 +369,7 @@ async function main(): Promise<void> {
     case 'log-level': {
       const m = await import('./cli/maintenance.ts');
       if (command !== 'log-level' && !rest[0]) throw new Error(`usage: opencube ${command} FILE`);
-      process.stdout.write(
+      await out(
         command === 'backup'
           ? await m.backupCommand(settings, socket, rest[0] as string)
           : command === 'restore'
@@ -309,7 +384,7 @@ async function main(): Promise<void> {
         throw new Error('usage: opencube matter [codes | open | close]');
       const { matterCommand } = await import('./integrations/matter/cli.ts');
       const pairing = word === 'open' || word === 'close' ? { pairing: word as 'open' | 'close' } : {};
-      process.stdout.write(await matterCommand(socket, { drawQr: word !== 'codes' && word !== 'close', ...pairing }));
+      await out(await matterCommand(socket, { drawQr: word !== 'codes' && word !== 'close', ...pairing }));
       return;
     }
     default:
@@ -317,7 +392,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`opencube: ${(err as Error).message}\n`);
+main().catch(async (err) => {
+  process.stderr.write(await forUser(`opencube: ${(err as Error).message}\n`));
   process.exit(1);
 });

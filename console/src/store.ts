@@ -11,6 +11,8 @@ export type AuthState = 'loading' | 'login' | 'setup' | 'in';
 
 export const auth = signal<AuthState>('loading');
 export const gatewayName = signal('opencube');
+/** How the gateway's user sets the console password on its machine, as the gateway was started (`npm run opencube -- passwd`). */
+export const passwdCommand = signal('opencube passwd');
 /** When the gateway's store was restored from a backup (within the last day), or null: the login says so. */
 export const restoredAt = signal<string | null>(null);
 export const devices = signal<Device[]>([]);
@@ -226,12 +228,16 @@ export function disconnect(): void {
 /** Asks the gateway whether this browser is logged in, and starts the live console when it is. */
 export async function checkAuth(): Promise<void> {
   try {
-    const r = await api<{ password_set: boolean; logged_in: boolean; name: string; restored_at: string | null }>(
-      'GET',
-      '/auth',
-    );
+    const r = await api<{
+      password_set: boolean;
+      logged_in: boolean;
+      name: string;
+      restored_at: string | null;
+      passwd_command?: string;
+    }>('GET', '/auth');
     gatewayName.value = r.name;
     restoredAt.value = r.restored_at;
+    if (r.passwd_command) passwdCommand.value = r.passwd_command;
     if (r.logged_in) {
       auth.value = 'in';
       connect();

@@ -45,7 +45,7 @@ export interface AlarmStatus {
   alarm_state: 'normal' | 'alarming';
   mode: { sid: number; name: string } | null;
   ends_at: string | null;
-  trigger: { serial_number: string; capability: string } | null;
+  trigger: { serial_number: string; capability: string; device_offline?: boolean } | null;
   sound: string | null;
 }
 

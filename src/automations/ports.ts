@@ -5,6 +5,7 @@
  * a log. `corePorts` (core-ports.ts) builds them from the gateway's core services.
  */
 import type { CapabilityObject } from '../catalog/index.ts';
+import type { Actor } from '../core/actor.ts';
 import type { BusEvent, EventName, EventPayloads } from '../core/event-bus.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Log } from '../lib/log.ts';
@@ -25,8 +26,8 @@ export type Done = { ok: true } | { ok: false; message: string };
 export interface DevicesPort {
   get(serial: string): DeviceView | undefined;
   list(): readonly DeviceView[];
-  /** Sends a control command (D4 `state`), checked and routed as a client's; `by` names the automation in the activity log. */
-  control(serial: string, state: Record<string, unknown>, by: string): Promise<Done>;
+  /** Sends a control command (D4 `state`), checked and routed as a client's; `by` (the automation) is named in the activity log. */
+  control(serial: string, state: Record<string, unknown>, by: Actor): Promise<Done>;
 }
 
 export interface BusPort {

@@ -9,6 +9,7 @@
  * run then ends `failed`.
  */
 import { randomBytes } from 'node:crypto';
+import type { Actor } from '../core/actor.ts';
 import type { Action, Definition } from './model.ts';
 import type { Done, EnginePorts } from './ports.ts';
 import type { AutomationStore, RunRow } from './store.ts';
@@ -254,7 +255,7 @@ export class Runs {
   /** One action: 'next' (done, or failed and recorded: the run goes on), 'stop' (a wait timed out with on_timeout stop). */
   private async perform(a: Active, action: Action, index: number): Promise<'next' | 'stop'> {
     const { deps } = this;
-    const by = `automation ${a.def.name}`;
+    const by: Actor = { kind: 'automation', id: a.def.id, name: a.def.name };
     const result = (r: { ok: true } | { ok: false; message: string }, done: string) => {
       this.step(a, index, action.type, r.ok ? 'done' : 'failed', r.ok ? done : r.message);
       return 'next' as const;
@@ -346,7 +347,7 @@ export class Runs {
     index: number,
     serial: string,
     state: Record<string, unknown>,
-    by: string,
+    by: Actor,
   ): Promise<Done> {
     for (let attempt = 1; ; attempt++) {
       const r = await this.host.within(this.cause(a), serial, () => this.deps.devices.control(serial, state, by));

@@ -10,6 +10,12 @@ export type Check = (v: unknown, path: string, errors: string[]) => void;
 
 /** The strict checker of a schema. */
 export function compileStrict(s: Schema): Check {
+  if (s.nullable) {
+    const check = compileStrict({ ...s, nullable: false });
+    return (v, path, errors) => {
+      if (v !== null) check(v, path, errors);
+    };
+  }
   switch (s.kind) {
     case 'number':
       return (v, path, errors) => {
@@ -23,6 +29,7 @@ export function compileStrict(s: Schema): Check {
     case 'string':
       return (v, path, errors) => {
         if (typeof v !== 'string') errors.push(`${path}: expected a string, got ${fmt(v)}`);
+        else if (s.nonEmpty && v.trim() === '') errors.push(`${path}: must not be empty`);
         else if (s.maxLength !== undefined && v.length > s.maxLength)
           errors.push(`${path}: longer than ${s.maxLength} characters`);
         else if (s.pattern && !s.pattern.test(v)) errors.push(`${path}: ${fmt(v)} is not ${s.patternDoc ?? s.pattern}`);

@@ -100,21 +100,39 @@ export type DirectiveErrorType = keyof typeof directiveErrorTypes;
 
 /** A failure as a value: the envelope code and a message for the client. */
 export interface Failure {
-  error: ErrorCodeValue;
+  code: ErrorCodeValue;
   message: string;
 }
 
+/**
+ * The one failure value from the core to every surface: `ok: false`, a code of this catalog and
+ * words for the client. Each surface writes it its own way (the envelope `{error, message}`, an
+ * HTTP status and `{error}`, a third-party `{type, description}`).
+ */
+export type Failed = { ok: false } & Failure;
+
+/** The error types of the ErrorResponse a third-party event gets (spec 4.4). */
+export type EventErrorType = 'INVALID_PARAMETERS' | 'AUTH_FAILURE' | 'INTERNAL_ERROR';
+
+/** How the third-party protocol names a failure of an event: its ErrorResponse `type`. */
+export function eventErrorType(code: ErrorCodeValue): EventErrorType {
+  if (code === ErrorCode.AUTH_FAILED) return 'AUTH_FAILURE';
+  if (code === ErrorCode.SERVER_ERROR) return 'INTERNAL_ERROR';
+  return 'INVALID_PARAMETERS';
+}
+
 /** Builds a failure with the catalog's message unless a more precise one is given. */
-export function failure(error: ErrorCodeValue, message?: string): Failure {
-  return { error, message: message ?? errorMessages[error] };
+export function failure(code: ErrorCodeValue, message?: string): Failure {
+  return { code, message: message ?? errorMessages[code] };
 }
 
 /** An exception that carries an envelope failure; routes throw it for expected client errors. */
 export class ApiError extends Error {
-  constructor(
-    readonly error: ErrorCodeValue,
-    message?: string,
-  ) {
-    super(message ?? errorMessages[error]);
+  /** The failure it carries (not `code`: an Error's `code` is Node's and Fastify's string). */
+  readonly failure: Failure;
+
+  constructor(code: ErrorCodeValue, message?: string) {
+    super(message ?? errorMessages[code]);
+    this.failure = { code, message: this.message };
   }
 }

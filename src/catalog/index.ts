@@ -17,6 +17,7 @@ export {
 export { modePresets } from './defs/climate.ts';
 export { displayCategories, isDisplayCategory } from './display-categories.ts';
 export { renderCapabilitiesDoc } from './docs.ts';
+export { withEveryChannel } from './every-channel.ts';
 export { capabilitiesTooLarge, deviceLimits, jsonChars, tooLarge } from './limits.ts';
 export {
   isSettingPermission,

@@ -13,6 +13,7 @@ function withDoc(out: JsonSchema, s: Schema): JsonSchema {
 
 /** The JSON Schema of a catalog schema. */
 export function toJsonSchema(s: Schema): JsonSchema {
+  if (s.nullable) return { anyOf: [toJsonSchema({ ...s, nullable: false }), { type: 'null' }] };
   switch (s.kind) {
     case 'number': {
       const out: JsonSchema = { type: s.int ? 'integer' : 'number' };
@@ -25,6 +26,7 @@ export function toJsonSchema(s: Schema): JsonSchema {
       const out: JsonSchema = { type: 'string' };
       if (s.pattern) out.pattern = s.pattern.source;
       if (s.maxLength !== undefined) out.maxLength = s.maxLength;
+      if (s.nonEmpty) out.minLength = 1;
       if (s.patternDoc) out.description = s.patternDoc;
       return withDoc(out, s);
     }

@@ -6,6 +6,8 @@
 
 interface Base {
   optional?: boolean;
+  /** `null` is taken as absent (a field senders set to null rather than leave out). */
+  nullable?: boolean;
   doc?: string;
 }
 
@@ -25,11 +27,13 @@ export interface StringSchema extends Base {
   pattern?: RegExp;
   /** How the pattern reads in messages and docs. */
   patternDoc?: string;
+  /** Not empty nor only spaces. */
+  nonEmpty?: boolean;
 }
 export type EnumValue = string | number | boolean;
-export interface EnumSchema extends Base {
+export interface EnumSchema<V extends EnumValue = EnumValue> extends Base {
   kind: 'enum';
-  values: readonly EnumValue[];
+  values: readonly V[];
 }
 export interface BooleanSchema extends Base {
   kind: 'boolean';
@@ -97,7 +101,7 @@ export const num = (o: Opts<NumberSchema> = {}): NumberSchema => ({ kind: 'numbe
 /** An integer, optionally bounded (inclusive). */
 export const int = (o: Opts<NumberSchema> = {}): NumberSchema => ({ kind: 'number', int: true, ...o });
 /** One of the given values. */
-export const oneOf = (...values: EnumValue[]): EnumSchema => ({ kind: 'enum', values });
+export const oneOf = <const V extends EnumValue>(...values: V[]): EnumSchema<V> => ({ kind: 'enum', values });
 /** A boolean. */
 export const bool = (doc?: string): BooleanSchema => ({ kind: 'boolean', ...(doc ? { doc } : {}) });
 /** A string, optionally matching a pattern. */
@@ -134,6 +138,8 @@ export const union = (...options: Schema[]): UnionSchema => ({ kind: 'union', op
 export const any = (doc?: string): AnySchema => ({ kind: 'any', ...(doc ? { doc } : {}) });
 /** The same schema, not required. */
 export const opt = <S extends Schema>(s: S): S => ({ ...s, optional: true });
+/** Absent, or null (taken as absent). */
+export const optOrNull = <S extends Schema>(s: S): S => ({ ...s, optional: true, nullable: true });
 /** The same schema with a doc line. */
 export const doc = <S extends Schema>(s: S, text: string): S => ({ ...s, doc: text });
 

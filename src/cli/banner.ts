@@ -44,6 +44,19 @@ export function baseUrl(address: string, port: number): string {
   return `http://${isIP(address) === 6 ? `[${address}]` : address}:${port}`;
 }
 
+/**
+ * The one line on stdout once the gateway listens (scripts read it): the address it is bound to,
+ * and bound to every address, the URLs this machine is reached at (its LAN addresses, then
+ * loopback), not 127.0.0.1 alone as if that were all.
+ */
+export function listeningLine(host: string, port: number, interfaces: Interfaces, dataDir: string): string {
+  if (!wildcard(host)) return `opencube listening on ${baseUrl(host, port)} (data in ${dataDir})`;
+  const addresses = reachableAddresses(host, interfaces);
+  if (!addresses.includes('127.0.0.1')) addresses.push('127.0.0.1');
+  const bound = host === '::' || host === '[::]' ? `[::]:${port}` : `0.0.0.0:${port}`;
+  return `opencube listening on ${bound}, every address of this machine: ${addresses.map((a) => baseUrl(a, port)).join(', ')} (data in ${dataDir})`;
+}
+
 /** Which Zigbee network runs, in words (a broker URL without its password). */
 export function zigbeeLine(z: Settings['zigbee']): string {
   switch (z.mode) {
@@ -67,17 +80,20 @@ export interface BannerFacts {
   openApi: string;
   console: string;
   zigbee: string;
+  /** How a client gets its token, with the command that presses the link button as the user runs it. */
+  approve: string;
   /** Why only this machine reaches it, when that is so. */
   localOnly?: string;
 }
 
-/** The banner's facts for a gateway listening on `port`. */
+/** The banner's facts for a gateway listening on `port`; `linkCommand` presses the link button (`npm run opencube -- link`). */
 export function bannerFacts(
   settings: Settings,
   port: number,
   interfaces: Interfaces,
   version: string,
   dataDir: string,
+  linkCommand = 'opencube link',
 ): BannerFacts {
   const addresses = reachableAddresses(settings.host, interfaces);
   const urls = addresses.map((a) => baseUrl(a, port));
@@ -90,6 +106,7 @@ export function bannerFacts(
     openApi: `${main}/open-api/v2/rest/`,
     console: `${main}/`,
     zigbee: zigbeeLine(settings.zigbee),
+    approve: approve(linkCommand),
     ...(loopback
       ? {
           localOnly: wildcard(settings.host)
@@ -101,7 +118,9 @@ export function bannerFacts(
 }
 
 /** How a client gets its token. */
-export const APPROVE = 'when a client asks for a token, run "opencube link" or answer the console\'s pop-up';
+export function approve(linkCommand: string): string {
+  return `when a client asks for a token, run "${linkCommand}" or answer the console's pop-up`;
+}
 
 /** The banner as a few lines for a person at a terminal. */
 export function bannerLines(f: BannerFacts): string[] {
@@ -110,7 +129,7 @@ export function bannerLines(f: BannerFacts): string[] {
     `  Open API: ${f.openApi}${f.localOnly ? ` (${f.localOnly})` : ''}`,
     ...(f.urls.length > 1 ? [`  Also at:  ${f.urls.slice(1).join(', ')}`] : []),
     `  Console:  ${f.console}`,
-    `  Approve:  ${APPROVE}`,
+    `  Approve:  ${f.approve}`,
     `  Zigbee:   ${f.zigbee}`,
   ];
 }

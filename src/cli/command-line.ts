@@ -1,5 +1,5 @@
 /** The `opencube` command line as the CLI reads it (commands from commands.ts, flags from the settings schema). */
-import { flagName, loadSettings, type SettingDef, type Settings, settingDefs } from '../settings/index.ts';
+import { flagName, loadSettings, type SettingDef, type Settings, settingDefs, settingType } from '../settings/index.ts';
 import { type FlagSpec, parseArgs, UsageError } from './args.ts';
 import { COMMANDS } from './commands.ts';
 
@@ -13,16 +13,17 @@ export { COMMANDS } from './commands.ts';
 export function parseCommandLine(
   argv: readonly string[],
   env: Record<string, string | undefined>,
-): { command: string; rest: string[]; settings: Settings; supervise: boolean } {
+): { command: string; rest: string[]; settings: Settings; supervise: boolean; yes: boolean } {
   const specs: FlagSpec[] = [
     { name: 'help', type: 'boolean' },
     { name: 'version', type: 'boolean' },
     { name: 'supervise', type: 'boolean' },
+    { name: 'yes', type: 'boolean' },
   ];
   for (const def of settingDefs as readonly SettingDef[])
-    specs.push({ name: flagName(def), type: def.type === 'bool' ? 'boolean' : 'string' });
+    specs.push({ name: flagName(def), type: settingType(def) === 'bool' ? 'boolean' : 'string' });
   const { command, commandGiven, words, flags } = parseArgs(argv, specs, COMMANDS, 'start');
-  const { help, version, supervise, ...settingFlags } = flags;
+  const { help, version, supervise, yes, ...settingFlags } = flags;
   if (help || version || command === 'help') {
     const topic = command === 'help' ? words[0] : commandGiven ? command : undefined;
     if (topic !== undefined && !COMMANDS.some((c) => c.name === topic))
@@ -33,8 +34,9 @@ export function parseCommandLine(
       rest: topic === undefined ? [] : [topic],
       settings: loadSettings(),
       supervise: false,
+      yes: false,
     };
   }
   const settings = loadSettings({ flags: settingFlags, env });
-  return { command, rest: words, settings, supervise: supervise === true };
+  return { command, rest: words, settings, supervise: supervise === true, yes: yes === true };
 }

@@ -60,7 +60,7 @@ export const COMMANDS: readonly CommandDef[] = [
     usage: '',
     summary: 'factory reset: clears every token, device and TTS engine',
     example: 'opencube reset --data-dir ./data',
-    details: `The speaker's settings and the security modes stay. ${DATA_DIR}`,
+    details: `The speaker's settings and the security modes stay. At a terminal it asks first; elsewhere (a script, a pipe) it needs --yes. ${DATA_DIR}`,
   },
   {
     name: 'backup',

@@ -4,8 +4,9 @@
  * Everything here is rendered from the command table (commands.ts) and the settings schema, so
  * the help cannot fall behind either.
  */
-import { envName, flagName, type SettingDef, settingDefs } from '../settings/index.ts';
+import { envName, flagName, type SettingDef, settingDefs, settingRange, settingType } from '../settings/index.ts';
 import { COMMANDS, type CommandDef } from './commands.ts';
+import { asInvoked } from './invocation.ts';
 
 /** The width help is wrapped at: the terminal's, or 80 when the output is not a terminal. */
 export function helpWidth(stream: { isTTY?: boolean; columns?: number }): number {
@@ -63,7 +64,7 @@ function plain(text: string): string {
 /** The flag as typed: `--port NUMBER`, `--mdns, --no-mdns`, `--log-format auto|json|pretty`. */
 export function flagLabel(def: SettingDef): string {
   const flag = `--${flagName(def)}`;
-  switch (def.type) {
+  switch (settingType(def)) {
     case 'bool':
       return `${flag}, --no-${flagName(def)}`;
     case 'int':
@@ -71,7 +72,7 @@ export function flagLabel(def: SettingDef): string {
     case 'list':
       return `${flag} LIST`;
     case 'enum': {
-      const values = (def.values ?? []).join('|');
+      const values = (settingRange(def).values ?? []).join('|');
       return values.length <= 24 ? `${flag} ${values}` : `${flag} VALUE`;
     }
     default:
@@ -87,23 +88,26 @@ function showDefault(value: unknown): string {
 
 /** Type, allowed values, default and environment variable of a setting, in one sentence. */
 export function flagFacts(def: SettingDef): string {
+  const type = settingType(def);
+  const { min, max, values } = settingRange(def);
   const kind =
-    def.type === 'int'
-      ? `integer ${def.min ?? ''}..${def.max ?? ''}`
-      : def.type === 'bool'
+    type === 'int'
+      ? `integer ${min ?? ''}..${max ?? ''}`
+      : type === 'bool'
         ? 'true or false'
-        : def.type === 'enum'
-          ? `one of ${(def.values ?? []).join(', ')}`
-          : def.type === 'list'
+        : type === 'enum'
+          ? `one of ${(values ?? []).join(', ')}`
+          : type === 'list'
             ? 'comma-separated list'
             : 'text';
   return `[${kind}; default ${showDefault(def.default)}; env ${envName(def)}]`;
 }
 
-function flagLines(width: number): string[] {
+/** Every setting as a flag; `prefix` is how the user runs opencube, for the commands descriptions name. */
+function flagLines(width: number, prefix: string): string[] {
   const column = columnFor(width);
   return (settingDefs as readonly SettingDef[]).flatMap((def) =>
-    entry(flagLabel(def), [plain(def.description), flagFacts(def)], width, column),
+    entry(flagLabel(def), [asInvoked(plain(def.description), prefix), flagFacts(def)], width, column),
   );
 }
 
@@ -111,9 +115,11 @@ function commandLabel(c: CommandDef): string {
   return `${c.name}${c.usage ? ` ${c.usage}` : ''}`;
 }
 
-function commandLines(width: number): string[] {
+function commandLines(width: number, prefix: string): string[] {
   const column = columnFor(width);
-  return COMMANDS.flatMap((c) => entry(commandLabel(c), [c.summary, `e.g. ${c.example}`], width, column));
+  return COMMANDS.flatMap((c) =>
+    entry(commandLabel(c), [c.summary, `e.g. ${asInvoked(c.example, prefix)}`], width, column),
+  );
 }
 
 const OWN_FLAGS: readonly [string, string][] = [
@@ -123,6 +129,7 @@ const OWN_FLAGS: readonly [string, string][] = [
     '--supervise, --no-supervise',
     'start only: run the gateway under a supervisor that restarts it after a crash [default false]',
   ],
+  ['--yes', 'reset only: do it without asking (a script; without a terminal to ask at, reset needs it)'],
 ];
 
 function ownFlagLines(width: number): string[] {
@@ -130,15 +137,15 @@ function ownFlagLines(width: number): string[] {
   return OWN_FLAGS.flatMap(([label, text]) => entry(label, [text], width, column));
 }
 
-/** `opencube --help`: the commands, then every flag of `start`. */
-export function renderHelp(version: string, width: number): string {
+/** `opencube --help`: the commands, then every flag of `start`; `prefix` is how the user runs opencube (src/cli/invocation.ts). */
+export function renderHelp(version: string, width: number, prefix = 'opencube'): string {
   const lines = [
     ...wrap(`opencube ${version}: an open home gateway that serves the local Open API of a smart-home gateway.`, width),
     '',
-    ...wrap('Usage: opencube [COMMAND] [WORDS] [FLAGS]', width),
+    ...wrap(`Usage: ${prefix} [COMMAND] [WORDS] [FLAGS]`, width),
     '',
     'Commands:',
-    ...commandLines(width),
+    ...commandLines(width, prefix),
     '',
     'Flags:',
     ...ownFlagLines(width),
@@ -147,35 +154,40 @@ export function renderHelp(version: string, width: number): string {
       'Settings of start (each is also an environment variable; a flag wins over the environment, which wins over the default):',
       width,
     ),
-    ...flagLines(width),
+    ...flagLines(width, prefix),
     '',
-    ...wrap('Run "opencube help COMMAND" for one command.', width),
+    ...wrap(asInvoked('Run "opencube help COMMAND" for one command.', prefix), width),
   ];
   return `${lines.join('\n')}\n`;
 }
 
 /** `opencube help COMMAND`; undefined when there is no such command. */
-export function renderCommandHelp(name: string, width: number): string | undefined {
+export function renderCommandHelp(name: string, width: number, prefix = 'opencube'): string | undefined {
   const c = COMMANDS.find((x) => x.name === name);
   if (!c) return undefined;
   const lines = [
     ...wrap(`opencube ${commandLabel(c)}: ${c.summary}`, width),
     '',
-    ...(c.details ? [...wrap(plain(c.details), width), ''] : []),
+    ...(c.details ? [...wrap(asInvoked(plain(c.details), prefix), width), ''] : []),
     'Example:',
-    `  ${c.example}`,
+    `  ${asInvoked(c.example, prefix)}`,
   ];
-  if (c.name === 'start') lines.push('', 'Flags:', ...ownFlagLines(width), '', 'Settings:', ...flagLines(width));
-  else if (c.name !== 'help' && c.name !== 'settings')
+  if (c.name === 'start')
+    lines.push('', 'Flags:', ...ownFlagLines(width), '', 'Settings:', ...flagLines(width, prefix));
+  else if (c.name !== 'help' && c.name !== 'settings') {
+    const column = columnFor(width);
     lines.push(
       '',
       'Flags:',
-      ...entry('--data-dir TEXT', ['the data folder of the gateway [default ./data]'], width, columnFor(width)),
+      ...entry('--data-dir TEXT', ['the data folder of the gateway [default ./data]'], width, column),
     );
+    if (c.name === 'reset')
+      lines.push(...entry('--yes', ['do it without asking (needed without a terminal)'], width, column));
+  }
   return `${lines.join('\n')}\n`;
 }
 
 /** `opencube settings`: every setting with its flag, environment variable, type and default. */
-export function renderSettings(width: number): string {
-  return `${flagLines(width).join('\n')}\n`;
+export function renderSettings(width: number, prefix = 'opencube'): string {
+  return `${flagLines(width, prefix).join('\n')}\n`;
 }

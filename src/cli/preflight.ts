@@ -6,12 +6,14 @@
  * folder that is a file gave a bare `EEXIST: file already exists, mkdir`, and a port in use
  * started the simulated network, then failed with a stack trace, again and again.
  */
+
 import { mkdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { socketAnswers } from '../control/client.ts';
+import { socketAnswers } from '../lib/control-client.ts';
 import type { Settings } from '../settings/index.ts';
+import { shellWord } from './invocation.ts';
 
 /** What the checks touch; tests replace a part (root can write anywhere, so "not writable" is injected). */
 export interface PreflightDeps {
@@ -67,7 +69,8 @@ function checkDataDir(dir: string, deps: PreflightDeps): string | undefined {
       : `the data folder ${dir} (--data-dir) cannot be made: ${existing.path} is a file, not a folder; choose another --data-dir`;
   }
   try {
-    mkdirSync(dir, { recursive: true });
+    // The user's alone: it holds the store (src/store/db.ts), backups in the making, the socket.
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     deps.probeWrite(dir);
   } catch (err) {
     if (['EACCES', 'EPERM', 'EROFS'].includes(code(err) ?? '')) return notWritable(dir, err);
@@ -135,7 +138,7 @@ export async function checkStart(
   const store = join(dir, 'gateway.db');
   const damage = storeDamage(store);
   if (damage)
-    return `the store ${store} is damaged (${damage}): restore a backup with "opencube restore FILE", or move the file away to start with an empty store`;
+    return `the store ${store} is damaged (${damage}): restore a backup with "opencube restore FILE --data-dir ${shellWord(dir)}", or move the file away to start with an empty store`;
   if (settings.port !== 0) {
     try {
       await deps.probePort(settings.host, settings.port);

@@ -13,6 +13,8 @@ type Payload<N extends keyof EventPayloads> = EventPayloads[N];
 export class ActivityLog {
   /** Device names by serial number, to name a device in the line of its removal. */
   private readonly names = new Map<string, string>();
+  /** The apps waiting for approval as last told: a line names only the ones new since. */
+  private waiting = new Set<string>();
   private unsubscribe?: () => void;
 
   constructor(
@@ -90,13 +92,30 @@ export class ActivityLog {
         return;
       }
       case 'link#waiting': {
+        // The event carries the whole list whenever it changes (a press or a decision empties it):
+        // a line says which apps have started waiting, and nothing when none has.
         const { apps } = (e.data as Payload<'link#waiting'>).payload;
-        this.log.info({ apps }, `waiting for approval: ${apps.map((a) => a || '(no app_name)').join(', ')}`);
+        const fresh = apps.filter((a) => !this.waiting.has(a));
+        this.waiting = new Set(apps);
+        if (fresh.length > 0)
+          this.log.info(
+            { apps: fresh },
+            `waiting for approval: ${fresh.map((a) => a || '(a client without app_name)').join(', ')}`,
+          );
         return;
       }
       case 'token#issued': {
         const { token_id, app_name } = (e.data as Payload<'token#issued'>).payload;
         this.log.info({ token_id }, `token issued to ${app_name ?? 'a client without app_name'}`);
+        return;
+      }
+      case 'token#denied': {
+        const { app_name, reason } = (e.data as Payload<'token#denied'>).payload;
+        const who = app_name ?? 'a client without app_name';
+        this.log.info(
+          {},
+          reason === 'in the console' ? `token denied to ${who} (in the console)` : `token denied to ${who}: ${reason}`,
+        );
         return;
       }
       case 'token#revoked':

@@ -33,6 +33,8 @@ export interface EventPayloads {
   'link#window': { payload: { open: boolean; until: string | null } };
   /** A token was issued (its id and app name; never the token). */
   'token#issued': { payload: { token_id: string; app_name: string | null } };
+  /** A token was refused to an app that would have got one (denied in the console, or asked by a web page). */
+  'token#denied': { payload: { app_name: string | null; reason: string } };
   /** A token was revoked: its streams end. */
   'token#revoked': { payload: { token_id: string } };
   /** Every token was cleared (factory reset): every stream ends. */
@@ -41,6 +43,13 @@ export interface EventPayloads {
   'session#revoked': { payload: { session_id: string } };
   /** Pairing was opened or closed from the console (with when it closes by itself). */
   'pairing#window': { payload: { open: boolean; until: string | null } };
+  /**
+   * A live setting changed in the console (its value is already in the settings and the store):
+   * what runs and reads it applies it. On no stream.
+   */
+  'settings#changed': { payload: { key: string; value: unknown; was: unknown } };
+  /** The gateway was renamed (the setting `name`): what shows the name (mDNS, bridges) follows. On no stream. */
+  'gateway#renamed': { payload: { name: string; was: string } };
   /** A Zigbee device's firmware: a check, an update queued, its progress, its end (src/core/zigbee-upkeep/). */
   'zigbee#firmware': { payload: FirmwareEvent };
   /** A Zigbee group was created, changed (name, members) or removed. */
@@ -245,4 +254,15 @@ export class EventBus {
     }
     return { ok: true, events };
   }
+}
+
+/**
+ * The first event id of this start. Ids rise across restarts, so a Last-Event-ID from before a
+ * restart is seen as a gap: each start takes a range above the clock and above the previous start
+ * (a box without a real-time clock may boot with its clock behind), kept in the store.
+ */
+export function risingIdBase(kept: { get<T>(key: string, fallback: T): T; set(key: string, value: unknown): void }) {
+  const base = Math.max(Date.now() * 1000, kept.get<number>('event_id_base', 0) + 1_000_000_000);
+  kept.set('event_id_base', base);
+  return base;
 }

@@ -30,8 +30,12 @@ declare module 'fastify' {
 
 /** What the server tells of every request it answered (metrics). */
 export interface ServerOptions {
-  /** `route` is the route's pattern (`/open-api/v2/rest/devices/:serial_number`), or `(no route)`. */
-  onAnswered?(route: string, method: string, outcome: string): void;
+  /**
+   * Who is told of each request answered, if anyone (asked at each request: undefined costs no
+   * route label). `route` is the route's pattern (`/open-api/v2/rest/devices/:serial_number`), or
+   * `(no route)`.
+   */
+  onAnswered?(): ((route: string, method: string, outcome: string) => void) | undefined;
 }
 
 /** A surface: a plugin and where it lives. */
@@ -177,9 +181,9 @@ export function buildServer(log: Log, surfaces: readonly Surface[], opts: Server
   });
   installBodyParser(app);
   app.decorateReply('outcome', '');
-  const onAnswered = opts.onAnswered;
   app.addHook('onResponse', (req, reply, done) => {
     const outcome = reply.outcome || String(reply.statusCode);
+    const onAnswered = opts.onAnswered?.();
     if (onAnswered) {
       const url = req.routeOptions.url;
       const route =
@@ -234,4 +238,19 @@ export function buildServer(log: Log, surfaces: readonly Surface[], opts: Server
   });
   for (const s of surfaces) app.register(s.plugin, { prefix: s.prefix });
   return app;
+}
+
+/**
+ * Closes a server gracefully: waits for the requests in flight (their store writes are
+ * synchronous, so they are complete). A client that never sends the rest of its request would
+ * hold the close for minutes: after `graceMs`, longer than any request runs, such connections
+ * are cut.
+ */
+export async function closeServer(app: FastifyInstance, graceMs: number): Promise<void> {
+  const cut = setTimeout(() => app.server.closeAllConnections(), graceMs);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(cut);
+  }
 }

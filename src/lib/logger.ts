@@ -74,3 +74,12 @@ export function createLogger(opts: LoggerOptions): Logger {
     destination,
   );
 }
+
+/** Changes a logger's level while running (logs the change); returns the level there was. */
+export function changeLevel(log: { level: string; info(obj: object, msg?: string): void }, level: unknown): string {
+  if (!isLogLevel(level)) throw new Error(`unknown log level ${String(level)}`);
+  const was = log.level;
+  log.level = level;
+  log.info({ level, was }, 'log level changed');
+  return was;
+}

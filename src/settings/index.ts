@@ -1,99 +1,37 @@
-import { type SettingDef, settingDefs } from './schema.ts';
+import { compileStrict } from '../catalog/compile-strict.ts';
+import { type EnumSchema, obj, type Schema } from '../catalog/schema.ts';
+import { type SettingDef, type SettingSchema, settingDefs, settingRange, settingType } from './schema.ts';
 
-export { type SettingDef, settingDefs } from './schema.ts';
+export { type SettingDef, type SettingType, settingDefs, settingRange, settingType } from './schema.ts';
 
-/** The validated settings of one gateway. */
-export interface Settings {
-  port: number;
-  host: string;
-  data_dir: string;
-  name: string;
-  domain: string;
-  allowed_hosts: string[];
-  mdns: boolean;
-  mdns_interface: string;
-  log_level: string;
-  log_format: 'auto' | 'json' | 'pretty';
-  metrics: 'off' | 'token' | 'open';
-  link_window_seconds: number;
-  sse: {
-    heartbeat_seconds: number;
-    replay_size: number;
-    client_queue: number;
-    client_queue_bytes: number;
-    replay_bytes: number;
-    max_streams: number;
-  };
-  http: { max_connections: number; headers_timeout_ms: number; request_timeout_ms: number };
-  thirdparty: { timeout_ms: number };
-  zigbee: {
-    mode: 'sim' | 'z2m' | 'herdsman' | 'off';
-    mqtt_url: string;
-    base_topics: string[];
-    permit_join_seconds: number;
-    serial_port: string;
-    adapter: 'auto' | 'zstack' | 'ember' | 'deconz' | 'zigate';
-    channel: number;
-    availability_active_minutes: number;
-    availability_passive_hours: number;
-    ota_index: string;
-    sim_devices: number;
-  };
-  audio: {
-    sink: 'auto' | 'aplay' | 'command' | 'null';
-    aplay_device: string;
-    command: string;
-    media_max_bytes: number;
-    media_timeout_ms: number;
-    media_max_seconds: number;
-    tts_builtin: 'auto' | 'wasm' | 'system' | 'off';
-    beep_volume: number;
-    beeps: {
-      boot_complete: boolean;
-      device_discovered: boolean;
-      armed: boolean;
-      disarmed: boolean;
-      factory_reset: boolean;
-    };
-  };
-  camera: {
-    max_cameras: number;
-    probe_timeout_ms: number;
-    check_interval_seconds: number;
-    failures_before_offline: number;
-    ffmpeg_path: string;
-    snapshot_timeout_ms: number;
-    live_fps: number;
-    max_viewers: number;
-  };
-  history: {
-    enabled: boolean;
-    batch_seconds: number;
-    raw_days: number;
-    five_minute_days: number;
-    hourly_days: number;
-    logbook_days: number;
-  };
-  homeassistant: {
-    enabled: boolean;
-    mqtt_url: string;
-    discovery_prefix: string;
-    base_topic: string;
-    status_topic: string;
-    camera_interval_seconds: number;
-  };
-  matter: {
-    enabled: boolean;
-    port: number;
-    interface: string;
-    listen_addresses: string[];
-  };
-  /** An IANA time zone name; empty: the machine's own. */
-  time_zone: string;
-  /** `latitude,longitude` in decimal degrees; empty: not set. */
-  location: string;
-  automations: { grace_minutes: number };
-}
+/** The value a setting's schema allows. */
+type ValueOf<S> =
+  S extends EnumSchema<infer V>
+    ? V
+    : S extends { kind: 'number' }
+      ? number
+      : S extends { kind: 'boolean' }
+        ? boolean
+        : S extends { kind: 'array' }
+          ? string[]
+          : string;
+
+/** `a.b.c` with value V as `{a: {b: {c: V}}}`. */
+type Nested<K extends string, V> = K extends `${infer Head}.${infer Tail}`
+  ? { [P in Head]: Nested<Tail, V> }
+  : { [P in K]: V };
+
+type Intersected<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+
+/** One object type out of an intersection, for readable messages and hovers. */
+type Flat<T> = T extends readonly unknown[] ? T : T extends object ? { [K in keyof T]: Flat<T[K]> } : T;
+
+type Def = (typeof settingDefs)[number];
+
+/** The validated settings of one gateway: derived from the schema of settings (src/settings/schema.ts). */
+export type Settings = Flat<
+  Intersected<Def extends infer D ? (D extends Def ? Nested<D['key'], ValueOf<D['schema']>> : never) : never>
+>;
 
 /** Raised when a setting has a value its schema refuses; the message names the setting and the source. */
 export class SettingsError extends Error {}
@@ -108,10 +46,13 @@ export function flagName(def: SettingDef): string {
   return def.flag ?? def.key.replace(/[._]/g, '-');
 }
 
-/** One value of a setting, checked against its schema; throws SettingsError naming the setting and `source`. */
-export function parseValue(def: SettingDef, raw: unknown, source: string): unknown {
-  const where = `${def.key} (from ${source})`;
-  switch (def.type) {
+/**
+ * A value as the flags and the environment write it, read into the schema's type: a number from
+ * its digits, a boolean from its words, a list from comma-separated text. What cannot be read so
+ * is refused here, in words for that text; what can is checked against the schema afterwards.
+ */
+function readText(def: SettingDef, raw: unknown, where: string): unknown {
+  switch (settingType(def)) {
     case 'int': {
       const n =
         typeof raw === 'number'
@@ -120,8 +61,6 @@ export function parseValue(def: SettingDef, raw: unknown, source: string): unkno
             ? Number(raw)
             : Number.NaN;
       if (!Number.isInteger(n)) throw new SettingsError(`${where}: ${JSON.stringify(raw)} is not an integer`);
-      if (def.min !== undefined && n < def.min) throw new SettingsError(`${where}: ${n} is below min ${def.min}`);
-      if (def.max !== undefined && n > def.max) throw new SettingsError(`${where}: ${n} is above max ${def.max}`);
       return n;
     }
     case 'bool': {
@@ -131,18 +70,14 @@ export function parseValue(def: SettingDef, raw: unknown, source: string): unkno
       if (['0', 'false', 'no', 'off'].includes(s)) return false;
       throw new SettingsError(`${where}: ${JSON.stringify(raw)} is not a boolean (true/false)`);
     }
-    case 'enum': {
-      const s = String(raw);
-      if (!def.values?.includes(s))
-        throw new SettingsError(`${where}: ${JSON.stringify(raw)} is not one of ${def.values?.join(', ')}`);
-      return s;
-    }
     case 'list': {
       const items = Array.isArray(raw) ? raw.map(String) : String(raw).split(',');
       const list = items.map((s) => s.trim()).filter((s) => s.length > 0);
       if (list.length === 0) throw new SettingsError(`${where}: needs at least one value`);
       return list;
     }
+    case 'enum':
+      return String(raw);
     default: {
       if (typeof raw !== 'string' && typeof raw !== 'number')
         throw new SettingsError(`${where}: ${JSON.stringify(raw)} is not a string`);
@@ -151,6 +86,47 @@ export function parseValue(def: SettingDef, raw: unknown, source: string): unkno
       return String(raw);
     }
   }
+}
+
+/** The compiled check of each setting's schema (by key). */
+const checks = new Map(
+  (settingDefs as readonly SettingDef[]).map((def) => [def.key, compileStrict(def.schema)] as const),
+);
+
+/** One value of a setting, read and checked against its schema; throws SettingsError naming the setting and `source`. */
+export function parseValue(def: SettingDef, raw: unknown, source: string): unknown {
+  const where = `${def.key} (from ${source})`;
+  const value = readText(def, raw, where);
+  const errors: string[] = [];
+  checks.get(def.key)?.(value, where, errors);
+  if (errors.length > 0) throw new SettingsError(errors.join('; '));
+  return value;
+}
+
+/** The schema of the whole settings object, nested by the keys' dots (every setting required). */
+function settingsSchema(): Schema {
+  const root: Record<string, unknown> = {};
+  for (const def of settingDefs as readonly SettingDef[]) setPath(root, def.key, def.schema);
+  const build = (node: Record<string, unknown>): Schema =>
+    obj(
+      Object.fromEntries(
+        Object.entries(node).map(([k, v]) => [
+          k,
+          'kind' in (v as object) ? (v as SettingSchema) : build(v as Record<string, unknown>),
+        ]),
+      ),
+    );
+  return build(root);
+}
+
+const checkSettings = compileStrict(settingsSchema());
+
+/** Whether `v` holds every setting, each as its schema says: what makes it a Settings. */
+function isSettings(v: unknown): v is Settings {
+  const errors: string[] = [];
+  checkSettings(v, 'settings', errors);
+  if (errors.length > 0) throw new SettingsError(errors.join('; '));
+  return true;
 }
 
 /** Sets a dotted key in a nested object. */
@@ -196,19 +172,18 @@ export function loadSettings(sources: SettingsSources = {}): Settings {
     if (override !== undefined) value = parseValue(def, override, 'code');
     setPath(out, def.key, Array.isArray(value) ? [...value] : value);
   }
-  return out as unknown as Settings;
+  // Checked as a whole against the schema, defaults included: the object is a Settings by proof, not by a cast.
+  if (!isSettings(out)) throw new SettingsError('settings: not valid');
+  return out;
 }
 
 /** The configuration table for the README, generated from the schema. */
 export function settingsTable(): string {
   const rows = (settingDefs as readonly SettingDef[]).map((def) => {
     const dflt = Array.isArray(def.default) ? def.default.join(',') : String(def.default);
-    const range =
-      def.type === 'enum'
-        ? def.values?.join(' \\| ')
-        : def.type === 'int'
-          ? `int ${def.min ?? ''}..${def.max ?? ''}`
-          : def.type;
+    const type = settingType(def);
+    const { min, max, values } = settingRange(def);
+    const range = type === 'enum' ? values?.join(' \\| ') : type === 'int' ? `int ${min ?? ''}..${max ?? ''}` : type;
     return `| \`--${flagName(def)}\` | \`${envName(def)}\` | \`${dflt}\` | ${range} | ${def.description} |`;
   });
   return ['| Flag | Environment | Default | Values | Meaning |', '|---|---|---|---|---|', ...rows].join('\n');

@@ -4,7 +4,18 @@
  * store and, like the console's Matter switch, wins over the flag and the environment at the next
  * starts: the person who changed it in the console expects to find it so after a restart.
  */
-import { getPath, parseValue, type SettingDef, type Settings, SettingsError, setPath, settingDefs } from './index.ts';
+import type { EventBus } from '../core/event-bus.ts';
+import type { Log } from '../lib/log.ts';
+import {
+  getPath,
+  parseValue,
+  type SettingDef,
+  type Settings,
+  SettingsError,
+  setPath,
+  settingDefs,
+  settingType,
+} from './index.ts';
 
 /** Where the store keeps what the console set (a JSON value per setting). */
 export interface LiveStore {
@@ -35,11 +46,12 @@ export function checkLive(key: string, raw: unknown): LiveCheck {
   const def = liveDefs.find((d) => d.key === key);
   if (!def) return { ok: false, message: `${key}: not a setting the console can change while the gateway runs` };
   const got = JSON.stringify(raw) ?? String(raw);
-  if (def.type === 'bool' && typeof raw !== 'boolean')
+  const type = settingType(def);
+  if (type === 'bool' && typeof raw !== 'boolean')
     return { ok: false, message: `${key}: expected true or false, got ${got}` };
-  if (def.type === 'int' && !Number.isInteger(raw))
+  if (type === 'int' && !Number.isInteger(raw))
     return { ok: false, message: `${key}: expected a whole number, got ${got}` };
-  if (def.type === 'string') {
+  if (type === 'string') {
     if (typeof raw !== 'string') return { ok: false, message: `${key}: expected a text, got ${got}` };
     // A name is shown in headings and advertised over mDNS: one line of visible text.
     if (raw.trim() === '') return { ok: false, message: `${key}: must not be empty` };
@@ -89,4 +101,49 @@ export function setLive(settings: Settings, store: LiveStore, key: string, value
   store.set(storeKey(key), value);
   setPath(settings as unknown as Record<string, unknown>, key, value);
   return was;
+}
+
+/** A setting as the console shows it: read-only (flags and the environment, at start) unless live. */
+export interface SettingRow {
+  key: string;
+  value: unknown;
+  description: string;
+  /** The console can change it while the gateway runs (PUT /settings/{key}). */
+  live: boolean;
+  /** Its value was set in the console, and wins over the flag and the environment. */
+  set_in_console: boolean;
+}
+
+/**
+ * The settings of a running gateway as the console reads and changes them. A change is applied to
+ * `settings` (the beeps read their switches and volume from it each time), kept in the store, and
+ * published on the bus (`settings#changed`; a new name also `gateway#renamed`), where what runs
+ * and shows it (mDNS, G4, the bridges) takes it up.
+ */
+export class LiveSettings {
+  constructor(
+    private readonly settings: Settings,
+    private readonly store: LiveStore,
+    private readonly bus: EventBus,
+    private readonly log: Log,
+  ) {}
+
+  rows(): SettingRow[] {
+    return (settingDefs as readonly SettingDef[]).map((d) => ({
+      key: d.key,
+      value: getPath(this.settings as unknown as Record<string, unknown>, d.key),
+      description: d.description,
+      live: d.live === true,
+      set_in_console: d.live === true && setByConsole(this.store, d.key),
+    }));
+  }
+
+  /** Sets a live setting (a value checkLive accepted), applies it now and keeps it; returns the value there was. */
+  set(key: string, value: unknown): unknown {
+    const was = setLive(this.settings, this.store, key, value);
+    this.bus.publish('settings#changed', { payload: { key, value, was } });
+    if (key === 'name') this.bus.publish('gateway#renamed', { payload: { name: value as string, was: was as string } });
+    this.log.info({ setting: key, value, was }, 'setting changed in the console');
+    return was;
+  }
 }

@@ -5,8 +5,8 @@
  * groups and their state, the network map's form, firmware indexes).
  */
 
+export { hsToRgb, type Rgb, rgbToHs, rgbToXy, xyToRgb } from '../lib/color.ts';
 export { announceZigbeeDevice, LeftOutLog, reportedState, type ZigbeeDeviceInfo } from './announce.ts';
-export { hsToRgb, type Rgb, rgbToHs, rgbToXy, xyToRgb } from './color.ts';
 export { ACCESS_GET, ACCESS_SET, ACCESS_STATE, type Expose, type ModelFixture } from './exposes.ts';
 export { type GroupMemberExposes, groupExposes, groupMapping, groupState, memberExposes } from './groups.ts';
 export {

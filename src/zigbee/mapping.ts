@@ -5,7 +5,7 @@
  * becomes a `/get` payload. Pure functions, no I/O.
  */
 import { type CapabilityObject, capabilityDef, type SettingItem, validateCapabilities } from '../catalog/index.ts';
-import { hsToRgb, type Rgb, xyToRgb } from './color.ts';
+import { hsToRgb, type Rgb, xyToRgb } from '../lib/color.ts';
 import { ACCESS_GET, ACCESS_SET, ACCESS_STATE, type Expose } from './exposes.ts';
 import {
   CATEGORY_RULES,

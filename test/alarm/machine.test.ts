@@ -158,6 +158,43 @@ describe('detections', () => {
     });
   }
 
+  test('a door the gateway shows offline still sets the alarm off, and the trigger and the log say it showed offline', (t) => {
+    const { r, door } = armedRig();
+    t.after(() => r.close());
+    r.registry.onlineChanged(door, false);
+    r.report(door, 'contact');
+    assert.deepEqual(r.alarm.status().trigger, { serial_number: door, capability: 'contact', device_offline: true });
+    assert.equal(r.warnings.length, 1);
+    assert.match(
+      r.warnings[0] as string,
+      /alarm set off by Sensor contact-1 \(contact\), which the gateway shows offline/,
+    );
+    r.clock.advance(20 * S);
+    assert.equal(r.stage(), 'alarming', 'it rings after the entry delay, as for any detection');
+    const back = r.restart();
+    t.after(() => back.close());
+    assert.equal(back.alarm.status().trigger?.device_offline, true, 'kept across a restart');
+  });
+
+  test('a door online when it reports carries no offline mark, and logs nothing', (t) => {
+    const { r, door } = armedRig();
+    t.after(() => r.close());
+    r.registry.onlineChanged(door, false);
+    r.registry.onlineChanged(door, true);
+    r.report(door, 'contact');
+    assert.deepEqual(r.alarm.status().trigger, { serial_number: door, capability: 'contact' });
+    assert.deepEqual(r.warnings, []);
+  });
+
+  test('smoke from a detector shown offline rings at once, marked offline', (t) => {
+    const r = rig();
+    t.after(() => r.close());
+    const detector = r.sensor('smoke');
+    r.registry.onlineChanged(detector, false);
+    r.report(detector, 'smoke');
+    assert.deepEqual([r.stage(), r.alarm.status().trigger?.device_offline], ['alarming', true]);
+  });
+
   test('a sensor must become detected: a repeated open report, or a door already open, does not trigger again', (t) => {
     const { r, door } = armedRig({ entry_delay: 0, alarm_duration: 5 });
     t.after(() => r.close());

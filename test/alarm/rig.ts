@@ -42,6 +42,8 @@ export interface Rig {
   armStates: string[];
   /** `armed`/`disarmed` as the alarm told the beeps. */
   beeps: string[];
+  /** What the alarm logged at `warn`. */
+  warnings: string[];
   /** Adds a sensor with one trigger capability (clear at first); returns its serial number. */
   sensor(capability?: TriggerCapability, ref?: string): string;
   /** A sensor reports detected (or clear). */
@@ -79,6 +81,7 @@ function boot(dir: string, clock: ManualClock): Rig {
   const arbiter = new AudioArbiter({ sink, clock, library });
   const registry = new DeviceRegistry(db, bus);
   const beeps: string[] = [];
+  const warnings: string[] = [];
   const alarm = new AlarmService({
     db,
     kv: new KvStore(db),
@@ -88,6 +91,7 @@ function boot(dir: string, clock: ManualClock): Rig {
     clock,
     devices: registry,
     signals: { armed: () => beeps.push('armed'), disarmed: () => beeps.push('disarmed') },
+    log: { warn: (_obj, msg) => warnings.push(msg) },
   });
   alarm.start();
   let closed = false;
@@ -110,6 +114,7 @@ function boot(dir: string, clock: ManualClock): Rig {
     alarmStates,
     armStates,
     beeps,
+    warnings,
     sensor(capability = 'contact', ref = `${capability}-${registry.size + 1}`) {
       return registry.deviceFound('test', {
         driver_ref: ref,

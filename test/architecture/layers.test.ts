@@ -78,11 +78,11 @@ describe('the layers of src/', () => {
       assert.ok(['core', 'catalog', 'lib', 'store', 'settings'].includes(n), `automations imports ${n}`);
   });
 
-  it('the history knows the core, the catalog, the store, the settings, lib and the time zones of the automations: nothing of drivers, HTTP or integrations', () => {
+  it('the history knows the core, the catalog, the store, the settings and lib: nothing of drivers, HTTP, integrations or the automations', () => {
     const imports = importsOf('history');
     assert.ok(imports.includes('core'), imports.join());
     for (const n of imports)
-      assert.ok(['core', 'catalog', 'lib', 'store', 'settings', 'automations'].includes(n), `history imports ${n}`);
+      assert.ok(['core', 'catalog', 'lib', 'store', 'settings'].includes(n), `history imports ${n}`);
   });
 
   it('HTTP knows no driver, and drivers know no HTTP', () => {
@@ -90,6 +90,37 @@ describe('the layers of src/', () => {
       for (const n of importsOf(h)) assert.ok(!n.startsWith('drivers') && n !== 'gateway', `${h} imports ${n}`);
     for (const d of nodes('drivers'))
       for (const n of importsOf(d)) assert.ok(!n.startsWith('http') && n !== 'gateway', `${d} imports ${n}`);
+  });
+
+  it('an integration imports the core and lib (the catalog, settings and store too), never another integration, a driver, HTTP or the composition root', () => {
+    const own = nodes('integrations').filter((n) => n !== 'integrations');
+    assert.ok(own.length >= 5, own.join());
+    for (const i of own)
+      for (const n of importsOf(i))
+        assert.ok(['core', 'catalog', 'lib', 'settings', 'store'].includes(n), `${i} imports ${n}`);
+    // The table loads each of them (a large one may be a folder of its own beside them, as the
+    // automations are); nothing else of the gateway but the core's contract and the settings.
+    for (const n of importsOf('integrations'))
+      assert.ok(
+        n.startsWith('integrations/') || ['core', 'settings', 'automations'].includes(n),
+        `integrations/load.ts imports ${n}`,
+      );
+  });
+
+  it('the composition root is plain wiring: no timer, queue or store access of its own, and short', () => {
+    for (const name of ['gateway.ts', 'core-services.ts']) {
+      const text = readFileSync(join(SRC, name), 'utf8');
+      const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+      const held: [RegExp, string][] = [
+        [/\b(setTimeout|setInterval|setImmediate|setTimer|clearTimeout)\b/, 'a timer'],
+        [/\.then\(|Promise\.resolve\(|new Promise\b|\bqueue|\bturns?\b/i, 'a queue'],
+        [/\.(prepare|exec|pragma|transaction)\(|\bkv\.(get|set)\(/, 'store access'],
+        [/^\s*(export\s+)?class\s/m, 'a class'],
+      ];
+      for (const [pattern, what] of held) assert.ok(!pattern.test(code), `src/${name} holds ${what}: ${pattern}`);
+      const lines = text.split('\n').length;
+      assert.ok(lines <= 250, `src/${name} has ${lines} lines: more than wiring`);
+    }
   });
 
   it('the Zigbee2MQTT driver does not import the simulator (the simulator may use the driver)', () => {

@@ -10,7 +10,7 @@ import type { NetworkInterfaceInfo } from 'node:os';
 import { describe, it } from 'node:test';
 import pkg from '../../package.json' with { type: 'json' };
 import {
-  APPROVE,
+  approve,
   bannerFacts,
   bannerLines,
   type Interfaces,
@@ -48,13 +48,15 @@ describe('the addresses clients reach the gateway at', () => {
   });
 
   it('make the banner: the Open API and console on the first, the others beside, a note when only this machine reaches it', () => {
-    const lan = bannerLines(bannerFacts(loadSettings(), 8081, MACHINE, '1.2.3', '/var/lib/opencube'));
+    const lan = bannerLines(
+      bannerFacts(loadSettings(), 8081, MACHINE, '1.2.3', '/var/lib/opencube', 'npm run opencube -- link'),
+    );
     assert.deepEqual(lan, [
       'opencube 1.2.3 is running (data in /var/lib/opencube)',
       '  Open API: http://192.168.1.20:8081/open-api/v2/rest/',
       '  Also at:  http://192.168.1.21:8081, http://172.17.0.1:8081',
       '  Console:  http://192.168.1.20:8081/',
-      `  Approve:  ${APPROVE}`,
+      '  Approve:  when a client asks for a token, run "npm run opencube -- link" or answer the console\'s pop-up',
       '  Zigbee:   simulated network of 16 devices (--zigbee-mode z2m or herdsman for a real one)',
     ]);
     const alone = bannerFacts(loadSettings(), 8081, {}, '1.2.3', '/d');
@@ -92,6 +94,9 @@ describe('the log format', () => {
   });
 });
 
+/** The data folder a started gateway says it uses. */
+const dataDir = (proc: CliProcess) => /data in (.*)\)/.exec(proc.stdout())?.[1] as string;
+
 describe('opencube start, as the user sees it', () => {
   async function start(t: { after(fn: () => void): void }, ...extra: string[]): Promise<CliProcess> {
     const dir = tempDir();
@@ -117,7 +122,7 @@ describe('opencube start, as the user sees it', () => {
       `opencube ${pkg.version} is running (data in ${/data in (.*)\)/.exec(proc.stdout())?.[1]})`,
       `  Open API: ${base}/open-api/v2/rest/ (bound to 127.0.0.1: only this machine reaches it; --host 0.0.0.0 for the LAN)`,
       `  Console:  ${base}/`,
-      `  Approve:  ${APPROVE}`,
+      `  Approve:  ${approve(`opencube link --data-dir ${dataDir(proc)}`)}`,
       '  Zigbee:   simulated network of 3 devices (--zigbee-mode z2m or herdsman for a real one)',
     ]);
     const logLines = proc
@@ -138,7 +143,7 @@ describe('opencube start, as the user sees it', () => {
     assert.equal(banner.level, 30);
     assert.match(banner.open_api as string, /^http:\/\/127\.0\.0\.1:\d+\/open-api\/v2\/rest\/$/);
     assert.equal(banner.zigbee, 'off (--zigbee-mode sim, z2m or herdsman to have one)');
-    assert.equal(banner.approve, APPROVE);
+    assert.equal(banner.approve, approve(`opencube link --data-dir ${dataDir(proc)}`));
   });
 
   it('prints no banner above info', async (t) => {

@@ -60,7 +60,7 @@ describe('with a running gateway (control socket)', () => {
     const token = (await poll(gw.url, 'later')).json.data.token as string;
     assert.equal((await call(gw.url, 'GET', rest('v1', 'security'), { token })).json.error, 0);
 
-    const reset = await runCli(['reset', '--data-dir', gw.dataDir]);
+    const reset = await runCli(['reset', '--yes', '--data-dir', gw.dataDir]);
     assert.equal(reset.code, 0, reset.stderr);
     assert.match(reset.stdout, /^factory reset done/);
     assert.deepEqual(gw.gateway.tokens.list(), []);
@@ -102,7 +102,7 @@ describe('with no gateway running (the store directly)', () => {
     assert.equal(revoke.code, 0, revoke.stderr);
     assert.equal(revoke.stdout, `revoked ${ids[0]}\n`);
 
-    const reset = await runCli(['reset', '--data-dir', dir]);
+    const reset = await runCli(['reset', '--yes', '--data-dir', dir]);
     assert.equal(reset.code, 0, reset.stderr);
     const after = await runCli(['tokens', 'list', '--data-dir', dir]);
     assert.equal(after.code, 0, after.stderr);

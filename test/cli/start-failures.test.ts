@@ -91,7 +91,7 @@ describe('opencube start refuses, in one line, to start', () => {
     writeFileSync(join(dir, 'gateway.db'), garbage);
     await expectRefusal(
       startArgs(await freePort(), dir),
-      `the store ${join(dir, 'gateway.db')} is damaged (not a SQLite database): restore a backup with "opencube restore FILE", or move the file away to start with an empty store`,
+      `the store ${join(dir, 'gateway.db')} is damaged (not a SQLite database): restore a backup with "opencube restore FILE --data-dir ${dir}", or move the file away to start with an empty store`,
     );
     assert.deepEqual(readFileSync(join(dir, 'gateway.db')), garbage);
   });
@@ -110,7 +110,7 @@ describe('opencube start refuses, in one line, to start', () => {
     writeFileSync(file, bytes);
     await expectRefusal(
       startArgs(await freePort(), dir),
-      /^opencube: the store .*gateway\.db is damaged \(.+\): restore a backup with "opencube restore FILE"/,
+      /^opencube: the store .*gateway\.db is damaged \(.+\): restore a backup with "opencube restore FILE --data-dir /,
     );
   });
 

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { type IncomingHttpHeaders, request, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, request, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { EventSource } from 'eventsource';
@@ -44,6 +44,9 @@ import {
 // Local helpers
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The event-stream path as clients open it: the token only in the query string. */
 const ssePath = (version: string, token: string, extra = '') =>
@@ -160,8 +163,24 @@ before(async () => {
   token = gw.token('compat');
 });
 
+/**
+ * A second gateway in the default mode (the simulated Zigbee network, four devices: a plug, a
+ * two-channel wall switch, lights), started on first use, for the points about Zigbee devices.
+ */
+let sim: Promise<{ g: TestGateway; token: string }> | undefined;
+function simGateway(): Promise<{ g: TestGateway; token: string }> {
+  sim ??= (async () => {
+    const g = await startGateway({ overrides: { zigbee: { mode: 'sim', sim_devices: 4 } } });
+    const simToken = g.token('compat-sim');
+    await eventually(() => g.gateway.devices.registry.size === 4, 20_000, 'the simulated devices');
+    return { g, token: simToken };
+  })();
+  return sim;
+}
+
 after(async () => {
   await gw?.stop();
+  if (sim) await (await sim).g.stop();
   await Promise.all(services.map((s) => s.close()));
 });
 
@@ -586,6 +605,40 @@ describe('Responses', () => {
         assert.ok(!('protocal' in d), JSON.stringify(d));
       }
     }
+  });
+
+  test('"every listed device carries tags ({} when none): an add-on reads JSON.stringify(device.tags) on every device in the list"', async (t) => {
+    const { g, token: simToken } = await simGateway();
+    const svc = await service();
+    const [tagged, bare] = await discover(g.url, simToken, [
+      endpoint('tasmota-1', svc.url, { tags: { tasmota: { topic: 'kitchen' } } }),
+      endpoint('no-tags', svc.url),
+    ]);
+    t.after(async () => {
+      for (const serial of [tagged, bare])
+        await call(g.url, 'DELETE', rest('v2', `devices/${serial}`), { token: simToken });
+    });
+    // As the Tasmota sync add-on does for every device of GET devices, on both trees.
+    const syncedByAddon = (list: any[]) => list.filter((d) => JSON.stringify(d.tags).includes('"tasmota"'));
+    for (const v of ['v1', 'v2']) {
+      const list = (await call(g.url, 'GET', rest(v, 'devices'), { token: simToken })).json.data.device_list as any[];
+      assert.equal(list.length, 6, `${v}: four simulated Zigbee devices and two synced ones`);
+      for (const d of list) assert.ok(isPlainObject(d.tags), `${v} ${d.name}: tags ${JSON.stringify(d.tags)}`);
+      assert.deepEqual(
+        syncedByAddon(list).map((d) => d.serial_number),
+        [tagged],
+      );
+      assert.deepEqual(list.find((d) => d.serial_number === bare)?.tags, {});
+      // A Zigbee plug has no tags of its own (a multi-channel switch has its channel labels).
+      assert.deepEqual(list.find((d) => d.protocol === 'zigbee' && d.display_category === 'plug')?.tags, {});
+    }
+    // The device object of addDevice carries it too.
+    const stream = await openStream(g.url, ssePath('v1', simToken));
+    t.after(() => stream.close());
+    const [added] = await discover(g.url, simToken, [endpoint('later', svc.url)]);
+    t.after(() => call(g.url, 'DELETE', rest('v2', `devices/${added}`), { token: simToken }));
+    const { data } = await nextEvent(stream, 'device#v1#addDevice', (d) => d.payload.serial_number === added);
+    assert.deepEqual(data.payload.tags, {});
   });
 
   test('"tags round-trip verbatim (nested objects, base64 strings, any keys)"', async (t) => {
@@ -1223,7 +1276,7 @@ describe('Event stream', () => {
     assert.equal(ping.raw, ': ping', 'a bare comment frame');
     assert.ok(loadSettings().sse.heartbeat_seconds <= 30, 'the default interval');
     const def = settingDefs.find((d) => d.key === 'sse.heartbeat_seconds');
-    assert.ok(def && 'max' in def && def.max <= 30, 'no setting makes it longer than 30 s');
+    assert.ok(def && 'max' in def.schema && (def.schema.max ?? Infinity) <= 30, 'no setting makes it longer than 30 s');
   });
 
   test('"security#v2#updateArmState with {payload:{arm_state, detail:{sid, name}}}: the first key of payload is arm_state"', async (t) => {
@@ -1416,6 +1469,21 @@ describe('TTS and media', () => {
     assert.equal(list.filter((e: { name: string }) => e.name === 'Re-paired TTS').length, 1, JSON.stringify(list));
   });
 
+  test('"one engine per service address": the same address with the same token gets its id again; the same name from another address is a second engine', async () => {
+    const [one, two] = [await service(), await service()];
+    const register = (address: string, as = token) =>
+      sendEvent(gw, as, 'RegisterTTSEngine', { service_address: address, name: 'Twin TTS' });
+    const first = (await register(one.url)).json.payload.engine_id;
+    assert.equal((await register(one.url)).json.payload.engine_id, first, 'registered again: the same id');
+    const other = (await register(two.url)).json.payload.engine_id;
+    assert.notEqual(other, first, 'another service address: another engine');
+    const list = (await call(gw.url, 'GET', rest('v2', 'tts/engines'), { token })).json.data.engines;
+    assert.deepEqual(
+      list.filter((e: { name: string }) => e.name === 'Twin TTS').map((e: { id: string }) => e.id),
+      [first, other],
+    );
+  });
+
   test('"an engine registers with RegisterTTSEngine (above)": the engine_id of the reply is the id listed', async () => {
     const engine = await service();
     const r = await sendEvent(
@@ -1438,7 +1506,150 @@ describe('TTS and media', () => {
 
 // ---------------------------------------------------------------------------------------------
 
+describe('Host names the add-ons use', () => {
+  test('"requests arrive with Host: ihost (or ihost.local), token requests included. They must pair and work like any client"', async () => {
+    for (const host of ['ihost', 'ihost.local', `ihost:${new URL(gw.url).port}`]) {
+      const app = `Paral-Sync-${host.length}`;
+      const poll = () =>
+        rawRequest(gw.url, 'GET', `${rest('v1', 'bridge/access_token')}?app_name=${app}`, {
+          host,
+          'content-type': 'application/json',
+        });
+      assert.equal((await poll()).text, LINK_NOT_PRESSED, `${host}: waiting`);
+      gw.gateway.tokens.press();
+      let addonToken: string;
+      try {
+        const granted = JSON.parse((await poll()).text);
+        assert.equal(granted.error, 0, `${host}: ${JSON.stringify(granted)}`);
+        addonToken = granted.data.token;
+      } finally {
+        gw.gateway.tokens.closeWindow();
+      }
+      const devices = await rawRequest(gw.url, 'GET', rest('v1', 'devices'), {
+        host,
+        authorization: `Bearer ${addonToken}`,
+      });
+      assert.equal(JSON.parse(devices.text).error, 0, `${host}: the add-on works with its token`);
+    }
+  });
+});
+
 describe('Seen in clients, optional', () => {
+  test('"GET thirdparty/debug-log/{serial}?type=directive_log|event_log&limit&from_index...": success with an empty list for a device that exists but is not third-party', async () => {
+    const { g, token: simToken } = await simGateway();
+    const plug = g.gateway.devices.registry.list().find((d) => d.display_category === 'plug');
+    assert.ok(plug, 'a simulated Zigbee plug');
+    for (const v of ['v1', 'v2']) {
+      const r = await call(
+        g.url,
+        'GET',
+        `${rest(v, `thirdparty/debug-log/${plug.serial_number}`)}?type=directive_log&limit=10&from_index=0`,
+        { token: simToken },
+      );
+      assert.deepEqual(r.json, {
+        error: 0,
+        data: { serial_number: plug.serial_number, type: 'directive_log', total: 0, next_index: 0, logs: [] },
+        message: 'success',
+      });
+    }
+  });
+
+  test('"A .NET client reads the stream\'s retry: field as seconds ... EventSource libraries read milliseconds"', async () => {
+    /** The head of a stream opened with these headers (no Accept at all, as a bare HttpClient). */
+    const head = (headers: Record<string, string>) =>
+      new Promise<string>((resolve, reject) => {
+        const req = request(`${gw.url}${ssePath('v1', token)}`, { headers }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (c: string) => {
+            text += c;
+            if (text.includes(': connected\n\n')) {
+              req.destroy();
+              resolve(text);
+            }
+          });
+        });
+        req.on('error', (err) => (err.message === 'socket hang up' ? undefined : reject(err)));
+        req.end();
+      });
+    const dotnet = await head({});
+    assert.doesNotMatch(
+      dotnet,
+      /retry:/,
+      'no retry: for a client that does not speak EventSource (it keeps its own 5 s)',
+    );
+    assert.match(dotnet, /^: connected\n\n/);
+    const eventSource = await head({ accept: 'text/event-stream' });
+    assert.match(eventSource, /^retry: 3000\n: connected\n\n/, 'milliseconds for an EventSource');
+    // The rule rests on this: an EventSource (the library clients use) sends that Accept header.
+    let accept: string | undefined;
+    const probe = createServer((req, res) => {
+      accept = req.headers.accept;
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).end();
+    });
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+    const es = new EventSource(`http://127.0.0.1:${(probe.address() as { port: number }).port}/`);
+    await eventually(() => accept !== undefined, 5000, 'the EventSource request');
+    es.close();
+    await new Promise<void>((r) => probe.close(() => r()));
+    assert.match(accept ?? '', /text\/event-stream/);
+  });
+
+  test('"A .NET client calls the panel-only screen/* paths and expects an envelope answer it can read as not supported; an HTTP 404 makes it throw"', async () => {
+    for (const v of ['v1', 'v2']) {
+      for (const [method, path, body] of [
+        ['PUT', 'screen/display', { auto_screen_off: { enable: false } }],
+        ['PUT', 'screen/brightness', { mode: 'auto' }],
+        ['GET', 'screen/display', undefined],
+      ] as const) {
+        const r = await call(gw.url, method, rest(v, path), { token, body });
+        assert.equal(r.status, 200, `${method} ${path}`);
+        assert.deepEqual(Object.keys(r.json), ['error', 'data', 'message']);
+        assert.equal(r.json.error, 404);
+        assert.deepEqual(r.json.data, {});
+        assert.match(r.json.message, new RegExp(`^${path}: not supported \\(this gateway has no screen`));
+      }
+    }
+    assert.equal((await call(gw.url, 'PUT', rest('v1', 'screen/display'))).text, AUTH_INVALID, 'a token first');
+  });
+
+  test('"An assistant\'s tool server (MCP) sends {"toggle":{"toggleState":"on"}} with no channel key to multi-channel switches": every channel', async (t) => {
+    // A simulated two-channel Zigbee wall switch.
+    const { g, token: simToken } = await simGateway();
+    const wall = g.gateway.devices.registry
+      .list()
+      .find((d) => d.capabilities.filter((c) => c.capability === 'toggle').length === 2);
+    assert.ok(wall, 'a two-channel switch among the simulated devices');
+    const wallSerial = wall.serial_number;
+    for (const toggleState of ['on', 'off']) {
+      const r = await call(g.url, 'PUT', rest('v2', `devices/${wallSerial}`), {
+        token: simToken,
+        body: { state: { toggle: { toggleState } } },
+      });
+      assert.equal(r.json.error, 0, r.text);
+      const listed = (await listDevices(g.url, simToken)).find((d) => d.serial_number === wallSerial);
+      assert.deepEqual(listed.state.toggle, { '1': { toggleState }, '2': { toggleState } }, toggleState);
+    }
+    // A third-party switch receives the spec's shape: each channel named.
+    const svc = await service();
+    const [serial] = await discover(gw.url, token, [endpoint('two-gang', svc.url)]);
+    t.after(() => call(gw.url, 'DELETE', rest('v2', `devices/${serial}`), { token }));
+    const r = await call(gw.url, 'PUT', rest('v2', `devices/${serial}`), {
+      token,
+      body: { state: { toggle: { toggleState: 'on' } } },
+    });
+    assert.equal(r.json.error, 0, r.text);
+    assert.deepEqual(svc.received.at(-1)?.body.directive.payload.state, {
+      toggle: { '1': { toggleState: 'on' }, '2': { toggleState: 'on' } },
+    });
+    // A channel that does not exist, or toggleState beside a channel, is still a 400 naming it.
+    const mixed = await call(gw.url, 'PUT', rest('v2', `devices/${serial}`), {
+      token,
+      body: { state: { toggle: { toggleState: 'on', '1': { toggleState: 'off' } } } },
+    });
+    assert.equal(mixed.json.error, 400);
+    assert.match(mixed.json.message, /state\.toggle\.toggleState: the device has no channel toggleState of toggle/);
+  });
+
   // Bonjour needs multicast, which loopback only gets in a private network namespace (as the e2e test does).
 
   test('"mDNS: clients browse _ewelink._tcp.local and accept a host name containing ihost, NSPanelPro or cube"', {

@@ -156,7 +156,7 @@ describe('a factory reset', () => {
       const db = openDb(join(dir, 'gateway.db'));
       db.exec(`CREATE TRIGGER refuse_reset BEFORE DELETE ON devices BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
       db.close();
-      const reset = await runCli(['reset', '--data-dir', dir]);
+      const reset = await runCli(['reset', '--yes', '--data-dir', dir]);
       assert.notEqual(reset.code, 0, reset.stdout);
       assert.match(reset.stderr, /disk full/);
       g = await startGateway({ dataDir: dir });

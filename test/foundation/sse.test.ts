@@ -343,7 +343,7 @@ describe('edges of the stream', () => {
     const s = await openStream(`http://127.0.0.1:${addr.port}`, '/');
     await s.closed;
     assert.equal(s.status, 200);
-    assert.equal(s.text(), 'retry: 3000\n\n');
+    assert.equal(s.text(), 'retry: 3000\n: the gateway is stopping, come back\n\n');
     assert.equal(hub.size, 0);
   });
 });

@@ -10,7 +10,7 @@ import { RuntimeMonitor } from '../../src/core/runtime.ts';
 import { isValidMediaType, parseBody } from '../../src/http/body.ts';
 import { bearerToken } from '../../src/http/open-api/auth.ts';
 import { normalizeUrl } from '../../src/http/server.ts';
-import { mdnsHostName } from '../../src/mdns.ts';
+import { mdnsHostName } from '../../src/integrations/mdns/advertise.ts';
 import { tempDir, testSettings } from '../helpers/foundation.ts';
 
 function event(bus: EventBus, n: number) {

@@ -32,11 +32,15 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Environment for CLI children: no OPENCUBE_* variables leak in from the caller. */
+/**
+ * Environment for CLI children: no OPENCUBE_* variables leak in from the caller. The commands they
+ * print are in the form of a global install (`opencube link`), whatever runs the tests (npm, a
+ * PATH with opencube on it); test/cli/invocation.test.ts checks the other forms.
+ */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('OPENCUBE_')) env[k] = v;
-  return { ...env, ...extra };
+  return { ...env, OPENCUBE_COMMAND: 'opencube', ...extra };
 }
 
 /** Runs `opencube <args>` to completion (killed after `timeoutMs` so a test never hangs). */

@@ -60,7 +60,7 @@ describe('a camera of the gateway in Home Assistant', () => {
         clock,
         log,
         drivers: { camera: { timers: heldTimers } },
-        homeassistant: { reconnectMinMs: 50, reconnectMaxMs: 200 },
+        integrations: { homeassistant: { reconnectMinMs: 50, reconnectMaxMs: 200 } },
       },
     });
     token = g.token();

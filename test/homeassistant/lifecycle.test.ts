@@ -20,7 +20,7 @@ import { startMosquitto } from './mosquitto.ts';
 const capturedLog = () => recordingLog('debug');
 
 /** Fast reconnects for tests (the defaults are 1 s doubling to 30 s). */
-const fast = { homeassistant: { reconnectMinMs: 50, reconnectMaxMs: 200 } };
+const fast = { integrations: { homeassistant: { reconnectMinMs: 50, reconnectMaxMs: 200 } } };
 
 test('the bridge is off by default', () => {
   const s = loadSettings();

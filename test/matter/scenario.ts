@@ -32,6 +32,9 @@ const env: NodeJS.ProcessEnv = {
   OPENCUBE_MATTER_LISTEN_ADDRESSES: '::1,127.0.0.1',
   OPENCUBE_MDNS: 'false',
   OPENCUBE_LOG_LEVEL: 'warn',
+  // The commands the gateway prints take the form that started it (src/cli/invocation.ts): fixed
+  // to the installed form, as test/helpers/cli.ts does, so the advice reads the same anywhere.
+  OPENCUBE_COMMAND: 'opencube',
 };
 
 let gateway: ChildProcess | undefined;
@@ -807,7 +810,7 @@ try {
 
   // A factory reset: the bridge starts again as a new bridge (a new pairing code, no controllers),
   // still on, and a controller commissions it afresh with the new code.
-  cli('reset');
+  cli('reset', '--yes');
   const fresh = await until('a new bridge after the reset', async () => {
     const st = (await web.call('GET', '/matter')).body;
     return st.enabled && st.manual_pairing_code && st.manual_pairing_code !== manual ? st : undefined;

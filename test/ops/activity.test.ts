@@ -174,6 +174,11 @@ it('one scenario writes one readable line per thing that happened, with app name
     assert.ok(found >= 0, `no line ${pattern} after line ${at} in:\n${info.join('\n')}`);
     at = found + 1;
   }
+  // An app waiting is said once, by its name: never a line with no name (a press empties the list).
+  assert.deepEqual(
+    info.filter((m) => /^waiting for approval:/.test(m)),
+    ['waiting for approval: Kitchen tablet'],
+  );
   // A device that left is said once, by its name.
   assert.deepEqual(
     info.filter((m) => /^device left: /.test(m)),

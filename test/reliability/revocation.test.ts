@@ -83,7 +83,7 @@ describe('a factory reset', () => {
       streams.push(s);
     }
 
-    const cli = await runCli(['reset', '--data-dir', gw.dataDir]);
+    const cli = await runCli(['reset', '--yes', '--data-dir', gw.dataDir]);
     assert.equal(cli.code, 0, cli.stderr);
     for (const s of streams) {
       assert.equal(await endsWithin(s, 10_000), true, 'the stream ended');

@@ -64,9 +64,16 @@ describe('token issuance (G1) and web pages', () => {
     }
   });
 
-  it('still gives a native client its token under the address, localhost, the domain and allowed_hosts', async () => {
+  it("still gives a native client its token under the address, localhost, the domain, allowed_hosts and the add-ons' ihost", async () => {
     const port = new URL(g.url).port;
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `cube.local:${port}`, 'GATEWAY.home.lan.']) {
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `localhost:${port}`,
+      `cube.local:${port}`,
+      'GATEWAY.home.lan.',
+      'ihost',
+      `ihost.local:${port}`,
+    ]) {
       g.gateway.tokens.press();
       try {
         const r = await poll({ host }, `app-${host.length}`);
@@ -102,10 +109,20 @@ describe('token issuance (G1) and web pages', () => {
       'LOCALHOST:1',
       'box.local.',
       'Box',
+      'ihost',
+      'IHOST:80',
+      'ihost.local.',
       undefined,
     ])
       assert.equal(isOwnHost(own, names), true, String(own));
-    for (const other of ['evil.example', 'box.evil.example', '10.0.0.2.nip.io', 'cube.local.evil'])
+    for (const other of [
+      'evil.example',
+      'box.evil.example',
+      '10.0.0.2.nip.io',
+      'cube.local.evil',
+      'ihost.evil.example',
+      'evil-ihost',
+    ])
       assert.equal(isOwnHost(other, names), false, other);
   });
 });

@@ -108,6 +108,8 @@ describe('third-party events (T1)', () => {
       [endpoint('x', service.url, { manufacturer: undefined }), /manufacturer: required/],
       [endpoint('', service.url), /third_serial_number: must not be empty/],
       [endpoint('x', service.url, { tags: 'blue' }), /payload\.endpoints\.1\.tags: expected an object/],
+      [endpoint('x', service.url, { hostname: 5 }), /payload\.endpoints\.1\.hostname: expected a string, got 5/],
+      [endpoint('x'.repeat(5000), service.url), /third_serial_number: longer than \d+ characters/],
     ];
     for (const [bad, message] of cases) {
       const r = await sendEvent(g, token, 'DiscoveryRequest', { endpoints: [endpoint('ok-1', service.url), bad] });

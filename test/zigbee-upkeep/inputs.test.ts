@@ -31,7 +31,7 @@ after(async () => {
 /** A refusal: its code and message. */
 function refused<T>(r: Answer<T>): [number, string] {
   assert.ok(!r.ok, `refused: ${JSON.stringify(r)}`);
-  return [r.error, r.message];
+  return [r.code, r.message];
 }
 
 describe('bad inputs to the Zigbee upkeep service', () => {
@@ -244,7 +244,7 @@ describe('bad inputs to the Zigbee upkeep service', () => {
           await b.rig.upkeep.deleteGroup((r.value as { group: string }).group);
           return true;
         }
-        assert.ok(codes.has(r.error), `code ${r.error}: ${r.message}`);
+        assert.ok(codes.has(r.code), `code ${r.code}: ${r.message}`);
         // Each message names where the problem is: `path: rule` (several joined by `; `).
         for (const part of r.message.split('; ')) assert.match(part, /^[\w.-]+(?:\[".*?"\][\w.-]*)*: \S/, r.message);
         return true;

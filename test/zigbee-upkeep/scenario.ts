@@ -81,7 +81,7 @@ export function upkeepScenario(title: string, start: () => Promise<UpkeepBackend
       it('refuses to update a device that takes no firmware updates, naming it', async () => {
         const r = rig.upkeep.updateFirmware({ serial_number: serial(TWO_GANG_SWITCH) });
         assert.ok(!r.ok);
-        assert.equal(r.error, ErrorCode.INVALID_PARAMETERS);
+        assert.equal(r.code, ErrorCode.INVALID_PARAMETERS);
         assert.equal(
           r.message,
           `serial_number: ${name(TWO_GANG_SWITCH)} (2CH-ZG-BOX-RELAY) does not take firmware updates`,
@@ -215,7 +215,7 @@ export function upkeepScenario(title: string, start: () => Promise<UpkeepBackend
       it('refuses a member that does not exist, one that cannot be grouped, a channel it does not have', async () => {
         const missing = await rig.upkeep.addGroupMember(groupId, { serial_number: 'no-such-device' });
         assert.ok(!missing.ok);
-        assert.equal(missing.error, ErrorCode.DEVICE_NOT_FOUND);
+        assert.equal(missing.code, ErrorCode.DEVICE_NOT_FOUND);
         assert.equal(missing.message, 'serial_number: no device "no-such-device"');
         const remote = await rig.upkeep.addGroupMember(groupId, { serial_number: serial(REMOTE) });
         assert.ok(!remote.ok);
@@ -307,7 +307,7 @@ export function upkeepScenario(title: string, start: () => Promise<UpkeepBackend
       it('refuses a binding between clusters that do not match, naming what each end has', async () => {
         const r = await rig.upkeep.bind({ source: serial(REMOTE), target: serial(THERMOSTAT), clusters: ['genOnOff'] });
         assert.ok(!r.ok);
-        assert.equal(r.error, ErrorCode.INVALID_PARAMETERS);
+        assert.equal(r.code, ErrorCode.INVALID_PARAMETERS);
         assert.match(
           r.message,
           new RegExp(

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { sanitizeReport, validateCapabilities, validateCommand } from '../../src/catalog/index.ts';
 import { loadFixtures } from '../../src/drivers/zigbee-sim/index.ts';
 import { initialState, seeded, simProperties } from '../../src/drivers/zigbee-sim/values.ts';
-import { rgbToXy, xyToRgb } from '../../src/zigbee/color.ts';
+import { rgbToXy, xyToRgb } from '../../src/lib/color.ts';
 import type { ModelFixture } from '../../src/zigbee/exposes.ts';
 import { channelName, mapExposes, numberChannels, parseAction, planSet, toApiState } from '../../src/zigbee/mapping.ts';
 

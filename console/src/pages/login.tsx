@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api, wordsOf } from '../api.ts';
 import { when } from '../format.ts';
-import { auth, checkAuth, gatewayName, restoredAt } from '../store.ts';
+import { auth, checkAuth, gatewayName, passwdCommand, restoredAt } from '../store.ts';
 
 export function Login() {
   const setup = auth.value === 'setup';
@@ -40,7 +40,7 @@ export function Login() {
           <>
             <p>
               Welcome. Choose the password of this console. To prove you run this gateway, enter the setup code it
-              printed in its log (or set the password with <code>opencube passwd</code> on its machine).
+              printed in its log (or set the password with <code>{passwdCommand.value}</code> on its machine).
             </p>
             <label>
               Setup code

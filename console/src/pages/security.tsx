@@ -228,6 +228,7 @@ export function SecurityPage() {
         {status.trigger && (
           <p>
             Set off by {triggerName} ({kindWord(status.trigger.capability)})
+            {status.trigger.device_offline && ', which showed offline as it reported'}
           </p>
         )}
         {running && <p>{countdown(status.ends_at, now)} left</p>}

@@ -285,7 +285,12 @@ export class AlarmService {
     }
     if (e.name !== 'device#updateDeviceState') return;
     const { endpoint, payload } = (e as BusEvent<'device#updateDeviceState'>).data;
-    for (const trigger of this.noteDetections(endpoint.serial_number, payload)) this.trigger(trigger);
+    const fresh = this.noteDetections(endpoint.serial_number, payload);
+    if (fresh.length === 0) return;
+    // A report from a device the gateway holds offline is still the device speaking: a detection
+    // is acted on (a missed intrusion or fire is worse than a confusing display), and marked so.
+    const offline = this.deps.devices.get(endpoint.serial_number)?.online === false;
+    for (const t of fresh) this.trigger(offline ? { ...t, device_offline: true } : t);
   }
 
   /** Records what a (partial) state says and returns the capabilities that have just become detected. */
@@ -307,12 +312,26 @@ export class AlarmService {
 
   private trigger(t: Trigger): void {
     if (isLifeSafety(t.capability)) {
-      if (this.alarm.stage !== 'alarming') this.startAlarm(t);
+      if (this.alarm.stage !== 'alarming') {
+        this.noteOffline(t);
+        this.startAlarm(t);
+      }
       return;
     }
     if (this.mode.stage !== 'armed' || this.mode.sid === null || this.alarm.stage !== 'idle') return;
     if (!watches(this.configs.get(this.mode.sid).devices, t)) return;
+    this.noteOffline(t);
     this.startEntry(t);
+  }
+
+  /** The person reading the log learns that the alarm acted on a device shown offline. */
+  private noteOffline(t: Trigger): void {
+    if (!t.device_offline) return;
+    const name = this.deps.devices.get(t.serial_number)?.name ?? t.serial_number;
+    this.deps.log?.warn(
+      { serial_number: t.serial_number, capability: t.capability },
+      `alarm set off by ${name} (${t.capability}), which the gateway shows offline: its report is acted on`,
+    );
   }
 
   private startEntry(t: Trigger): void {

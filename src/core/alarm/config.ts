@@ -103,7 +103,7 @@ export const CONFIG_LIMITS = Object.freeze({
 
 /** What the checker needs to know of a device named in `devices`. */
 export interface DeviceLookup {
-  get(serial: string): { name: string; capabilities: readonly { capability: string }[] } | undefined;
+  get(serial: string): { name: string; capabilities: readonly { capability: string }[]; online?: boolean } | undefined;
 }
 
 export type ConfigPatch = Partial<AlarmConfig>;

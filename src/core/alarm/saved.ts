@@ -16,6 +16,11 @@ export type AlarmState = 'normal' | 'alarming';
 export interface Trigger {
   serial_number: string;
   capability: TriggerCapability;
+  /**
+   * Present (true) when the gateway held the device offline as its report came: the alarm acts on
+   * it all the same (a report is the device speaking), and says so (docs/security.md, "Triggers").
+   */
+  device_offline?: true;
 }
 
 export interface SavedAlarm {
@@ -37,7 +42,11 @@ const NOTHING: SavedAlarm = { alarm_state: 'normal', exit_sid: null, alarm: null
 function trigger(v: unknown): Trigger | null {
   if (!isObject(v) || typeof v.serial_number !== 'string') return null;
   if (!(TRIGGER_CAPABILITIES as unknown[]).includes(v.capability)) return null;
-  return { serial_number: v.serial_number, capability: v.capability as TriggerCapability };
+  return {
+    serial_number: v.serial_number,
+    capability: v.capability as TriggerCapability,
+    ...(v.device_offline === true ? { device_offline: true as const } : {}),
+  };
 }
 
 function alarm(v: unknown): SavedAlarm['alarm'] {

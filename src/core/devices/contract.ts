@@ -5,7 +5,7 @@
  * registry routes to it, returning the expected outcome as a value and throwing only for faults.
  */
 
-import type { ErrorCodeValue } from '../../catalog/errors.ts';
+import type { ErrorCodeValue, Failed } from '../../catalog/errors.ts';
 import type { CapabilityObject } from '../../catalog/index.ts';
 import type { ZigbeeUpkeep } from '../zigbee-upkeep/contract.ts';
 
@@ -65,9 +65,7 @@ export type DriverCommand = (
  * The outcome of a command. `state` on success is what the device now reports (the registry
  * stores and emits it). `offline` on failure tells the registry to mark the device offline.
  */
-export type Outcome =
-  | { ok: true; state?: Record<string, unknown> }
-  | { ok: false; code: ErrorCodeValue; message: string; offline?: boolean };
+export type Outcome = { ok: true; state?: Record<string, unknown> } | (Failed & { offline?: boolean });
 
 /** What a driver may change of a device's information. */
 export interface DeviceInfoUpdate {

@@ -5,6 +5,7 @@
  * only, bounded per device, and a device's log goes with the device: it serves a developer
  * looking at an integration now, not an audit trail.
  */
+import { eventErrorType } from '../../catalog/errors.ts';
 import { isObject } from '../../lib/object.ts';
 import type { EventBus } from '../event-bus.ts';
 import type { DeviceRecord, DriverCommand, Outcome } from './contract.ts';
@@ -120,7 +121,7 @@ export class DeviceDebugLog implements CommandObserver {
       payload: bounded(payload),
       ...(result.ok
         ? { result: 'success' }
-        : { result: 'error', error: { type: result.type, message: result.description } }),
+        : { result: 'error', error: { type: eventErrorType(result.code), message: result.message } }),
     });
   }
 

@@ -1,4 +1,5 @@
 /** The shapes of a third-party event (T1) between the HTTP route and the driver that handles it. */
+import type { Failed } from '../../catalog/errors.ts';
 
 /** One T1 event after the envelope is read: header name, endpoint and payload as sent. */
 export interface InboundEvent {
@@ -10,10 +11,11 @@ export interface InboundEvent {
   token: { id: string; app_name: string | null };
 }
 
-/** The reply payload, or the error of the ErrorResponse. */
-export type InboundResult =
-  | { ok: true; payload: Record<string, unknown> }
-  | { ok: false; type: 'INVALID_PARAMETERS' | 'AUTH_FAILURE' | 'INTERNAL_ERROR'; description: string };
+/**
+ * The reply payload, or the failure the ErrorResponse tells (its `type` from the code,
+ * eventErrorType of the catalog; its `description` the message).
+ */
+export type InboundResult = { ok: true; payload: Record<string, unknown> } | Failed;
 
 /** Handles the device events of T1 (DiscoveryRequest and the three reports). */
 export interface DeviceEventInbox {

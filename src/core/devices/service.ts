@@ -4,7 +4,7 @@
  * Expected failures are values (`Failure`); faults of a driver are exceptions.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { ErrorCode, type Failure, failure } from '../../catalog/errors.ts';
+import { ErrorCode, type Failed, failure } from '../../catalog/errors.ts';
 import {
   applySettingsUpdate,
   type CapabilityObject,
@@ -13,25 +13,23 @@ import {
   validateCommand,
   validateQuery,
   validateTags,
+  withEveryChannel,
 } from '../../catalog/index.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
 import { isObject } from '../../lib/object.ts';
+import { type Actor, actorWords, appNameOf } from '../actor.ts';
 import type { DeviceRecord, Driver, DriverCommand, Outcome, Pairing, Provisioning, Readiness } from './contract.ts';
 import type { DeviceRegistry } from './registry.ts';
 
-export type Done = { ok: true } | ({ ok: false } & Failure);
+export type Done = { ok: true } | Failed;
 
 const MAX_NAME_LENGTH = deviceLimits.nameChars;
 /** The most one D4 call may wait on drivers in all. */
 const UPDATE_BUDGET_MS = 4000;
 
-function invalid(errors: string[]): { ok: false } & Failure {
+function invalid(errors: string[]): Failed {
   return { ok: false, ...failure(ErrorCode.INVALID_PARAMETERS, errors.join('; ')) };
-}
-
-function fromOutcome(o: Outcome): Done {
-  return o.ok ? { ok: true } : { ok: false, error: o.code, message: o.message };
 }
 
 /**
@@ -258,21 +256,23 @@ export class DeviceService {
 
   /**
    * D4: validates the whole body first, then configures, controls, and renames/retags, in that
-   * order. `by` names who asked (the client's app name) in the activity log: one line per command.
+   * order. `actor` names who asked (an app by its name, the console and its session, Home
+   * Assistant, Matter, an automation) in the activity log: one line per command.
    */
-  async update(serial: string, body: Record<string, unknown>, by?: string | null): Promise<Done> {
+  async update(serial: string, body: Record<string, unknown>, actor?: Actor): Promise<Done> {
     const done = await this.apply(serial, body);
     const name = this.registry.get(serial)?.name ?? serial;
     const what = Object.keys(body).join(', ') || 'nothing';
-    const who = by ?? 'a client';
+    const who = actorWords(actor);
+    const app_name = appNameOf(actor);
     if (done.ok)
       this.log?.info(
-        { serial_number: serial, app_name: by ?? null, body: what },
+        { serial_number: serial, app_name, by: who, body: what },
         `${who} changed ${name} (${what}): done`,
       );
     else
       this.log?.info(
-        { serial_number: serial, app_name: by ?? null, error: done.error },
+        { serial_number: serial, app_name, by: who, error: done.code },
         `${who} changed ${name} (${what}): refused, ${done.message}`,
       );
     return done;
@@ -282,7 +282,7 @@ export class DeviceService {
     const device = this.registry.get(serial);
     if (!device) return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
     const plan = this.plan(device, body);
-    if ('error' in plan) return plan;
+    if ('code' in plan) return plan;
     // Configuring and controlling are two round trips to the device; together they must still
     // answer well inside the 5 s clients wait (COMPAT.md).
     const deadline = this.clock.now() + UPDATE_BUDGET_MS;
@@ -294,7 +294,7 @@ export class DeviceService {
         capabilities: plan.capabilities.changed,
         deadline,
       });
-      if (!outcome.ok) return fromOutcome(outcome);
+      if (!outcome.ok) return outcome;
       // Applied again onto the capabilities as they are now, not as they were before the round
       // trip: another D4 or a report that changed other settings meanwhile is kept.
       const now = this.registry.get(serial);
@@ -308,7 +308,7 @@ export class DeviceService {
       const current = this.registry.get(serial);
       if (!current) return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
       const outcome = await this.execute({ kind: 'update-state', device: current, state: plan.state, deadline });
-      if (!outcome.ok) return fromOutcome(outcome);
+      if (!outcome.ok) return outcome;
     }
     if (plan.name !== undefined || plan.tags !== undefined) {
       if (!this.registry.updateLocal(serial, { userName: plan.name, tags: plan.tags }))
@@ -317,7 +317,7 @@ export class DeviceService {
     return { ok: true };
   }
 
-  private plan(device: DeviceRecord, body: Record<string, unknown>): Plan | ({ ok: false } & Failure) {
+  private plan(device: DeviceRecord, body: Record<string, unknown>): Plan | Failed {
     const errors: string[] = [];
     const plan: Plan = {};
     if (body.name !== undefined) {
@@ -341,7 +341,7 @@ export class DeviceService {
     const largeState = tooLarge(body.state, deviceLimits.stateChars, 'state');
     if (largeState) errors.push(largeState);
     else if (body.state !== undefined) {
-      const r = validateCommand(caps, withChannelAliases(body.state, device), 'state');
+      const r = validateCommand(caps, withEveryChannel(caps, withChannelAliases(body.state, device)), 'state');
       if (r.ok) plan.state = r.value;
       else errors.push(...r.errors);
     }
@@ -398,7 +398,7 @@ export class DeviceService {
           ...failure(ErrorCode.DEVICE_UPDATE_FAILED, `the ${device.driver} driver of this device is not running`),
         };
       const outcome = await driver.execute({ kind: 'remove', device });
-      if (!outcome.ok) return fromOutcome(outcome);
+      if (!outcome.ok) return outcome;
     }
     this.registry.deviceLeft(serial);
     return { ok: true };
@@ -414,7 +414,8 @@ export class DeviceService {
     const keys = Object.keys(r.value);
     const keyed = keys.length === 1 && keys[0] === capability && isObject(r.value[capability]);
     const query = keyed ? r.value : { [capability]: r.value };
-    return fromOutcome(await this.execute({ kind: 'query-state', device, capability, query }));
+    const outcome = await this.execute({ kind: 'query-state', device, capability, query });
+    return outcome.ok ? { ok: true } : outcome;
   }
 
   /** D1: opens or closes pairing on every driver that pairs devices of `type` (compared in lower case). */
@@ -440,7 +441,7 @@ export class DeviceService {
     }
     const outcomes = await Promise.all(pairing.map((d) => (d.pairing as Pairing).setDiscovery(enable)));
     const failed = outcomes.find((o) => !o.ok);
-    return failed ? fromOutcome(failed) : { ok: true };
+    return failed && !failed.ok ? failed : { ok: true };
   }
 
   /** Tells every driver the registry was cleared by a factory reset. */
@@ -454,10 +455,7 @@ export class DeviceService {
   }
 
   /** D2: routes a body to the driver that adds devices of its `protocol` (also spelled `protocal`). */
-  async provision(
-    body: unknown,
-    deadline: number,
-  ): Promise<{ ok: true; data: Record<string, unknown> } | ({ ok: false } & Failure)> {
+  async provision(body: unknown, deadline: number): Promise<{ ok: true; data: Record<string, unknown> } | Failed> {
     await this.afterStart('*');
     const first = Array.isArray(body) ? body[0] : body;
     const raw = isObject(first) ? (first.protocol ?? first.protocal) : undefined;
@@ -481,7 +479,7 @@ export class DeviceService {
     if (!(await this.startedDriver(owner.id)))
       return { ok: false, ...failure(ErrorCode.SERVER_ERROR, `the ${owner.id} driver has not started yet`) };
     const r = await target.provision(body, deadline);
-    if (!r.ok) return { ok: false, error: r.code, message: r.message };
+    if (!r.ok) return { ok: false, code: r.code, message: r.message };
     return {
       ok: true,
       data: r.serial_numbers

@@ -23,11 +23,15 @@ const WIRE_FIELDS = [
   'online',
 ] as const;
 
-/** The served device object. `driver`, `driver_ref` and `extra` stay inside. */
+/**
+ * The served device object. `driver`, `driver_ref` and `extra` stay inside. `tags` is always there,
+ * `{}` when the device has none: the spec makes it optional, but an add-on written for the hardware
+ * reads `JSON.stringify(device.tags)` on every listed device and fails without it (COMPAT.md).
+ */
 export function toWire(d: DeviceRecord): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of WIRE_FIELDS) {
-    const v = d[k];
+    const v = k === 'tags' ? (d.tags ?? {}) : d[k];
     if (v !== undefined) out[k] = v;
   }
   // Third-party devices carry no protocol (COMPAT.md), whatever a driver put there.

@@ -21,6 +21,7 @@ import type {
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import { LazyAgent } from '../../lib/lazy-agent.ts';
 import type { Log } from '../../lib/log.ts';
+import type { Settings } from '../../settings/index.ts';
 import { type CameraSpec, chooseAccount, configuredSource, readAddRequest } from './add-request.ts';
 import {
   CAMERA_DRIVER,
@@ -40,17 +41,8 @@ import { type Account, hostPort, maskUrl, parseStreamUrl, type StreamAddress, st
 import { type CameraFailure, cameraFailure, type ProbeOutcome } from './types.ts';
 import { type Timers, Watcher } from './watcher.ts';
 
-/** The settings of the camera group (settings/schema.ts, `camera.*`). */
-export interface CameraSettings {
-  max_cameras: number;
-  probe_timeout_ms: number;
-  check_interval_seconds: number;
-  failures_before_offline: number;
-  ffmpeg_path: string;
-  snapshot_timeout_ms: number;
-  live_fps: number;
-  max_viewers: number;
-}
+/** The settings of the camera group (`camera.*`), as the settings' schema types them. */
+export type CameraSettings = Settings['camera'];
 
 export interface CameraDriverOptions {
   settings: CameraSettings;
@@ -157,8 +149,14 @@ export class CameraDriver implements Driver {
           deadline,
           now: this.now,
           ...(this.opts.lookup ? { lookup: this.opts.lookup } : {}),
+          ...(this.opts.log ? { log: this.opts.log } : {}),
         })
-      : probeEsp32(address, account, { deadline, now: this.now, dispatcher: this.agent });
+      : probeEsp32(address, account, {
+          deadline,
+          now: this.now,
+          dispatcher: this.agent,
+          ...(this.opts.log ? { log: this.opts.log } : {}),
+        });
   }
 
   private async alive(serial: string): Promise<boolean> {

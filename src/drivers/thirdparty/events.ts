@@ -1,8 +1,13 @@
 /**
  * The device events of T1 (spec 4.4): DiscoveryRequest, DeviceStatesChangeReport,
- * DeviceOnlineChangeReport, DeviceInformationUpdatedReport. Each is validated by the catalog as a
- * whole before anything is applied, and applied in one transaction.
+ * DeviceOnlineChangeReport, DeviceInformationUpdatedReport. Each is validated as a whole before
+ * anything is applied (its shape by the compiled catalog schema below, like every other body; the
+ * service address, display category, capabilities and sizes by what knows them), and applied in
+ * one transaction.
  */
+
+import { type Check, compileStrict } from '../../catalog/compile-strict.ts';
+import { ErrorCode } from '../../catalog/errors.ts';
 import {
   applySettingsUpdate,
   type CapabilityObject,
@@ -14,6 +19,7 @@ import {
   validateCapabilities,
   validateTags,
 } from '../../catalog/index.ts';
+import { any, arr, bool, obj, optOrNull, type Schema, str } from '../../catalog/schema.ts';
 import type { DeviceAnnouncement, DeviceRecord, DriverHost } from '../../core/devices/contract.ts';
 import type { DeviceEventInbox, InboundEvent, InboundResult } from '../../core/devices/inbox.ts';
 import type { Log } from '../../lib/log.ts';
@@ -33,22 +39,60 @@ function fmt(v: unknown): string {
 function invalid(errors: string[]): InboundResult {
   const shown = errors.slice(0, 10);
   if (errors.length > shown.length) shown.push(`and ${errors.length - shown.length} more`);
-  return { ok: false, type: 'INVALID_PARAMETERS', description: shown.join('; ') };
+  return { ok: false, code: ErrorCode.INVALID_PARAMETERS, message: shown.join('; ') };
 }
 
-function str(o: Record<string, unknown>, key: string, path: string, errors: string[], opts: { empty?: boolean } = {}) {
-  const v = o[key];
-  if (v === undefined) errors.push(`${path}.${key}: required`);
-  else if (typeof v !== 'string') errors.push(`${path}.${key}: ${fmt(v)} is not a string`);
-  else if (!opts.empty && v.trim() === '') errors.push(`${path}.${key}: must not be empty`);
-  else if (v.length > MAX_STRING) errors.push(`${path}.${key}: longer than ${MAX_STRING} characters`);
-  else return v;
-  return undefined;
-}
+const text = str({ maxLength: MAX_STRING });
+const anObject = obj({}, { open: true });
 
-function optStr(o: Record<string, unknown>, key: string, path: string, errors: string[]): string | undefined {
-  if (o[key] === undefined || o[key] === null) return undefined;
-  return str(o, key, path, errors, { empty: true });
+/** What each event's payload (and the endpoint it names) must be; open: senders add fields of their own. */
+const SCHEMAS = {
+  discovery: obj(
+    {
+      endpoints: arr(
+        obj(
+          {
+            third_serial_number: str({ maxLength: MAX_STRING, nonEmpty: true }),
+            name: text,
+            manufacturer: text,
+            model: text,
+            firmware_version: text,
+            hostname: optOrNull(text),
+            mac_address: optOrNull(text),
+            // Checked by what knows them: the address (no private ranges it may not reach), the
+            // category (no cameras), the capabilities (the catalog), the sizes (catalog/limits.ts).
+            service_address: any(),
+            display_category: any(),
+            capabilities: any(),
+            tags: optOrNull(anObject),
+            state: optOrNull(anObject),
+          },
+          { open: true },
+        ),
+        { minItems: 1, maxItems: MAX_DISCOVERY_ENDPOINTS },
+      ),
+    },
+    { open: true },
+  ),
+  endpoint: obj(
+    { serial_number: optOrNull(str()), third_serial_number: optOrNull(str()) },
+    { open: true, atLeastOne: ['serial_number', 'third_serial_number'] },
+  ),
+  states: obj({ state: anObject }, { open: true }),
+  online: obj({ online: bool() }, { open: true }),
+  information: obj({ capabilities: any(), tags: optOrNull(anObject) }, { open: true }),
+} satisfies Record<string, Schema>;
+
+const CHECKS = Object.fromEntries(Object.entries(SCHEMAS).map(([k, v]) => [k, compileStrict(v)])) as Record<
+  keyof typeof SCHEMAS,
+  Check
+>;
+
+/** The messages of `value` against one of the schemas, at `path`. */
+function check(which: keyof typeof SCHEMAS, value: unknown, path: string): string[] {
+  const errors: string[] = [];
+  CHECKS[which](value, path, errors);
+  return errors;
 }
 
 export class ThirdPartyInbox implements DeviceEventInbox {
@@ -88,27 +132,19 @@ export class ThirdPartyInbox implements DeviceEventInbox {
   }
 
   private discovery(event: InboundEvent, payload: Record<string, unknown>): InboundResult {
+    const shape = check('discovery', payload, 'payload');
     const list = payload.endpoints;
-    if (!Array.isArray(list)) return invalid([`payload.endpoints: expected an array, got ${fmt(list)}`]);
-    if (list.length === 0) return invalid(['payload.endpoints: must not be empty']);
-    if (list.length > MAX_DISCOVERY_ENDPOINTS)
-      return invalid([`payload.endpoints: more than ${MAX_DISCOVERY_ENDPOINTS} endpoints in one request`]);
+    // A list that is not one, empty or too long: nothing of its items is read.
+    if (!Array.isArray(list) || list.length === 0 || list.length > MAX_DISCOVERY_ENDPOINTS) return invalid(shape);
     const errors: string[] = [];
     const announcements: DeviceAnnouncement[] = [];
     for (const [i, e] of list.entries()) {
       const p = `payload.endpoints.${i}`;
-      if (!isObject(e)) {
-        errors.push(`${p}: expected an object, got ${fmt(e)}`);
-        continue;
-      }
-      const before = errors.length;
-      const third = str(e, 'third_serial_number', p, errors);
-      const name = str(e, 'name', p, errors, { empty: true });
-      const manufacturer = str(e, 'manufacturer', p, errors, { empty: true });
-      const model = str(e, 'model', p, errors, { empty: true });
-      const firmware = str(e, 'firmware_version', p, errors, { empty: true });
-      const hostname = optStr(e, 'hostname', p, errors);
-      const mac = optStr(e, 'mac_address', p, errors);
+      const own = shape.filter((m) => m.startsWith(`${p}.`) || m.startsWith(`${p}:`));
+      errors.push(...own);
+      if (!isObject(e)) continue;
+      const before = errors.length - own.length;
+      const third = e.third_serial_number as string;
       const checked = checkServiceAddress(e.service_address, `${p}.service_address`);
       if (!checked.ok) errors.push(checked.message);
       const address = checked.ok ? checked.url : undefined;
@@ -128,28 +164,22 @@ export class ThirdPartyInbox implements DeviceEventInbox {
       }
       const caps = validateCapabilities(e.capabilities, `${p}.capabilities`);
       if (!caps.ok) errors.push(...caps.errors);
-      let tags: Record<string, unknown> | undefined;
-      if (e.tags !== undefined && e.tags !== null) {
-        if (isObject(e.tags)) tags = this.verbatimTags(e.tags, `${p}.tags`);
-        else errors.push(`${p}.tags: expected an object, got ${fmt(e.tags)}`);
-      }
-      if (e.state !== undefined && e.state !== null && !isObject(e.state))
-        errors.push(`${p}.state: expected an object, got ${fmt(e.state)}`);
       if (errors.length > before || !caps.ok) continue;
+      const tags = isObject(e.tags) ? this.verbatimTags(e.tags, `${p}.tags`) : undefined;
       const capabilities = caps.value;
-      const clean = sanitizeReport(capabilities, e.state ?? {});
+      const clean = sanitizeReport(capabilities, isObject(e.state) ? e.state : {});
       if (clean.warnings.length > 0)
         this.log?.warn({ third_serial_number: third, warnings: clean.warnings }, 'DiscoveryRequest state cleaned');
       announcements.push({
         driver_ref: `${event.token.id}/${third}`,
-        third_serial_number: third as string,
+        third_serial_number: third,
         service_address: address as string,
-        name: name as string,
-        manufacturer: manufacturer as string,
-        model: model as string,
-        firmware_version: firmware as string,
-        hostname,
-        mac_address: mac,
+        name: e.name as string,
+        manufacturer: e.manufacturer as string,
+        model: e.model as string,
+        firmware_version: e.firmware_version as string,
+        hostname: (e.hostname ?? undefined) as string | undefined,
+        mac_address: (e.mac_address ?? undefined) as string | undefined,
         app_name: event.token.app_name ?? undefined,
         display_category: category as string,
         capabilities,
@@ -176,16 +206,10 @@ export class ThirdPartyInbox implements DeviceEventInbox {
   /** The device an endpoint names: by serial_number, else by third_serial_number (this token's first). */
   private find(event: InboundEvent): { ok: true; device: DeviceRecord } | (InboundResult & { ok: false }) {
     const ep = event.endpoint;
-    if (!isObject(ep))
-      return invalid([`endpoint: expected an object, got ${fmt(ep)}`]) as InboundResult & { ok: false };
-    const serial = ep.serial_number;
-    const third = ep.third_serial_number;
-    if (serial !== undefined && typeof serial !== 'string')
-      return invalid([`endpoint.serial_number: ${fmt(serial)} is not a string`]) as InboundResult & { ok: false };
-    if (third !== undefined && typeof third !== 'string')
-      return invalid([`endpoint.third_serial_number: ${fmt(third)} is not a string`]) as InboundResult & { ok: false };
-    if (serial === undefined && third === undefined)
-      return invalid(['endpoint.serial_number: required']) as InboundResult & { ok: false };
+    const problems = check('endpoint', ep, 'endpoint');
+    if (problems.length > 0 || !isObject(ep)) return invalid(problems) as InboundResult & { ok: false };
+    const serial = (ep.serial_number ?? undefined) as string | undefined;
+    const third = (ep.third_serial_number ?? undefined) as string | undefined;
     let device: DeviceRecord | undefined;
     if (serial) {
       const d = this.host.get(serial);
@@ -206,7 +230,8 @@ export class ThirdPartyInbox implements DeviceEventInbox {
   }
 
   private states(d: DeviceRecord, payload: Record<string, unknown>): InboundResult {
-    if (!isObject(payload.state)) return invalid([`payload.state: expected an object, got ${fmt(payload.state)}`]);
+    const problems = check('states', payload, 'payload');
+    if (problems.length > 0 || !isObject(payload.state)) return invalid(problems);
     const large = tooLarge(payload.state, deviceLimits.stateChars, 'payload.state');
     if (large) return invalid([large]);
     const clean = sanitizeReport(d.capabilities, payload.state);
@@ -224,36 +249,29 @@ export class ThirdPartyInbox implements DeviceEventInbox {
   }
 
   private online(d: DeviceRecord, payload: Record<string, unknown>): InboundResult {
-    if (typeof payload.online !== 'boolean')
-      return invalid([
-        `payload.online: ${payload.online === undefined ? 'required' : `${fmt(payload.online)} is not a boolean`}`,
-      ]);
+    const problems = check('online', payload, 'payload');
+    if (problems.length > 0 || typeof payload.online !== 'boolean') return invalid(problems);
     this.host.onlineChanged(d.serial_number, payload.online);
     return { ok: true, payload: {} };
   }
 
   private information(d: DeviceRecord, payload: Record<string, unknown>): InboundResult {
-    const errors: string[] = [];
+    const errors = check('information', payload, 'payload');
     let capabilities: CapabilityObject[] | undefined;
     const large = [
       capabilitiesTooLarge(payload.capabilities, 'payload.capabilities'),
       tooLarge(payload.tags, deviceLimits.tagsChars, 'payload.tags'),
     ].filter((x) => x !== undefined);
     if (large.length > 0) return invalid(large);
-    if (payload.capabilities === undefined) errors.push('payload.capabilities: required');
-    else {
+    if (payload.capabilities !== undefined) {
       const r = applySettingsUpdate(d.capabilities, payload.capabilities, { source: 'report' }, 'payload.capabilities');
       if (r.ok) capabilities = r.value;
       else errors.push(...r.errors);
     }
+    if (errors.length > 0) return invalid(errors);
     // `tags: null` is "no change", not "delete every tag": gateway-to-gateway sync add-ons forward
     // an updateDeviceInfo event's `tags: null` here (COMPAT.md). `{}` removes every tag.
-    let tags: Record<string, unknown> | undefined;
-    if (payload.tags !== undefined && payload.tags !== null) {
-      if (isObject(payload.tags)) tags = this.verbatimTags(payload.tags, 'payload.tags');
-      else errors.push(`payload.tags: expected an object, got ${fmt(payload.tags)}`);
-    }
-    if (errors.length > 0) return invalid(errors);
+    const tags = isObject(payload.tags) ? this.verbatimTags(payload.tags, 'payload.tags') : undefined;
     this.host.infoUpdated(d.serial_number, { capabilities, tags });
     return { ok: true, payload: {} };
   }

@@ -36,11 +36,26 @@ export interface Broker {
   close(): Promise<void>;
 }
 
+export interface BrokerOptions {
+  /**
+   * aedes' heartbeat (60 s by default). Every 4 heartbeats aedes publishes the last will of each
+   * client whose broker has not been heard for 3: tests shorten it to run through many of those
+   * sweeps.
+   */
+  heartbeatMs?: number;
+}
+
 /** Starts aedes on 127.0.0.1 (`port` 0 picks a free one); with `credentials`, only clients that give them connect. */
-export async function startBroker(port = 0, host = '127.0.0.1', credentials?: BrokerCredentials): Promise<Broker> {
+export async function startBroker(
+  port = 0,
+  host = '127.0.0.1',
+  credentials?: BrokerCredentials,
+  opts: BrokerOptions = {},
+): Promise<Broker> {
   const secret = credentials ? Buffer.from(credentials.password, 'utf8') : undefined;
-  const aedes = await Aedes.createBroker(
-    credentials && secret
+  const aedes = new Aedes({
+    ...(opts.heartbeatMs !== undefined ? { heartbeatInterval: opts.heartbeatMs } : {}),
+    ...(credentials && secret
       ? {
           authenticate: (_client, username, password, done) => {
             if (username === credentials.username && sameSecret(password, secret)) return done(null, true);
@@ -49,15 +64,20 @@ export async function startBroker(port = 0, host = '127.0.0.1', credentials?: Br
             done(err, null);
           },
         }
-      : {},
-  );
+      : {}),
+  });
   // aedes handles the packets of one socket read concurrently: a retained PUBLISH waits for its
   // store while a later plain one is delivered at once, and aedes' duplicate filter (meant for
   // brokers in a cluster) then drops the retained one as "older" for every subscriber: a
   // simulated Zigbee2MQTT coming back lost its bridge/state, devices and availability. One broker
   // has no duplicates to filter, so the filter is off (it applies only to packets with a broker
   // id). Clients of this broker must not hold overlapping subscriptions.
+  // The id is set BEFORE listen(), which builds the heartbeat from it: the heartbeat is what tells
+  // aedes that the wills stored under this id belong to a live broker. Set after, the heartbeat
+  // announced the old random id and every 4 heartbeats (240 s) aedes published the will of every
+  // connected client, the simulator's `bridge/state` offline among them (issue 23).
   aedes.id = '';
+  await aedes.listen();
   const sockets = new Set<Socket>();
   const subs = new Map<string, Set<string>>();
   aedes.on('subscribe', (list, client) => {

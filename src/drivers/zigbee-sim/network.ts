@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromPackageRoot } from '../../lib/package-root.ts';
 import type { ModelFixture } from '../../zigbee/exposes.ts';
-import { type Broker, newCredentials, startBroker } from './broker.ts';
+import { type Broker, type BrokerOptions, newCredentials, startBroker } from './broker.ts';
 import { type SimulatorOptions, Z2mSimulator } from './simulator.ts';
 
 const fixturesDir = fromPackageRoot('src', 'drivers', 'zigbee-sim', 'fixtures');
@@ -34,6 +34,8 @@ export interface SimNetworkOptions {
   /** A folder where each instance keeps its network between runs (`<base topic>.json`); none: afresh. */
   stateDir?: string;
   sim?: Partial<Omit<SimulatorOptions, 'url' | 'baseTopic' | 'devices'>>;
+  /** The broker's timings (its heartbeat). */
+  broker?: BrokerOptions;
 }
 
 export interface SimNetwork {
@@ -53,7 +55,7 @@ export async function startSimNetwork(opts: SimNetworkOptions): Promise<SimNetwo
   const fixtures = loadFixtures();
   // Per start: a local process that did not start this network cannot read or inject states.
   const credentials = newCredentials();
-  let broker = await startBroker(opts.port ?? 0, '127.0.0.1', credentials);
+  let broker = await startBroker(opts.port ?? 0, '127.0.0.1', credentials, opts.broker);
   const port = broker.port;
   const url = broker.url;
   const n = opts.baseTopics.length;
@@ -92,7 +94,7 @@ export async function startSimNetwork(opts: SimNetworkOptions): Promise<SimNetwo
     },
     async restartBroker() {
       await net.stopBroker();
-      broker = await startBroker(port, '127.0.0.1', credentials);
+      broker = await startBroker(port, '127.0.0.1', credentials, opts.broker);
       brokerUp = true;
     },
     async stop() {

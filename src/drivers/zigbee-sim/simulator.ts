@@ -26,6 +26,8 @@ export interface SimulatorOptions {
   seed?: number;
   /** Interval of sensor reports; 0 turns scheduled reports off. */
   reportIntervalMs?: number;
+  /** MQTT keep-alive in seconds (mqtt.js's 60 by default). */
+  keepaliveSeconds?: number;
   /** Delay from opening permit_join to a device joining; and the interview's length. */
   joinDelayMs?: number;
   interviewMs?: number;
@@ -246,6 +248,7 @@ export class Z2mSimulator {
     const client = mqtt.connect(this.opts.url, {
       clientId: `z2m-sim-${this.base}-${Math.round(this.rand() * 1e9)}`,
       reconnectPeriod: 200,
+      ...(this.opts.keepaliveSeconds !== undefined ? { keepalive: this.opts.keepaliveSeconds } : {}),
       will: { topic: `${this.base}/bridge/state`, payload: Buffer.from('{"state":"offline"}'), retain: true, qos: 0 },
       // No cache of 65,536 pre-built Buffers (about 6 MB of heap): see zigbee2mqtt/link.ts.
       writeCache: false,

@@ -16,6 +16,8 @@ export interface SimulatedZigbeeOptions {
   driver?: Partial<Omit<Zigbee2MqttOptions, 'url' | 'baseTopics' | 'log' | 'onStopped'>>;
   /** Simulator options. */
   sim?: SimNetworkOptions['sim'];
+  /** The broker's options (tests shorten its heartbeat below the setting's whole seconds). */
+  broker?: SimNetworkOptions['broker'];
 }
 
 /** The driver of `sim` mode, and the network once it runs. */
@@ -25,6 +27,9 @@ export function createSimulatedZigbee(
   opts: SimulatedZigbeeOptions = {},
 ): { driver: Driver; network(): SimNetwork | undefined } {
   const z = settings.zigbee;
+  // One setting for the network's keep-alive timers, so that a test (or the soak) runs a real
+  // process through many of them (docs/zigbee.md).
+  const keepalive = z.sim_keepalive_seconds;
   let network: SimNetwork | undefined;
   const driver = new Zigbee2MqttDriver({
     url: async () => {
@@ -33,7 +38,8 @@ export function createSimulatedZigbee(
         devices: z.sim_devices,
         // The network remembers itself in the data folder, as a real one would (docs/zigbee.md).
         stateDir: join(settings.data_dir, 'zigbee-sim'),
-        sim: opts.sim,
+        sim: { keepaliveSeconds: keepalive, ...opts.sim },
+        broker: { heartbeatMs: keepalive * 1000, ...opts.broker },
       });
       log.info(
         { url: redactText(network.url), devices: z.sim_devices, base_topics: z.base_topics },
@@ -43,6 +49,7 @@ export function createSimulatedZigbee(
     },
     baseTopics: z.base_topics,
     permitJoinSeconds: z.permit_join_seconds,
+    keepaliveSeconds: keepalive,
     log,
     ...opts.driver,
     onStopped: async () => {

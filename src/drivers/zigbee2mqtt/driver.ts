@@ -40,6 +40,8 @@ export interface Zigbee2MqttOptions {
   /** First and last wait between reconnect attempts (doubles each time). */
   reconnectMinMs?: number;
   reconnectMaxMs?: number;
+  /** MQTT keep-alive in seconds (mqtt.js's 60 by default; sim mode: `zigbee.sim_keepalive_seconds`). */
+  keepaliveSeconds?: number;
   /** Interval between two state reads after a connect (read-back); 0 sends them back to back. */
   readPaceMs?: number;
   clock?: Clock;
@@ -93,6 +95,7 @@ export class Zigbee2MqttDriver implements Driver {
       url: opts.url,
       reconnectMinMs: opts.reconnectMinMs ?? 500,
       reconnectMaxMs: opts.reconnectMaxMs ?? 30_000,
+      ...(opts.keepaliveSeconds !== undefined ? { keepaliveSeconds: opts.keepaliveSeconds } : {}),
       log: opts.log,
       onMessage: (topic, payload) => {
         try {

@@ -13,6 +13,8 @@ export interface LinkOptions {
   url: string | (() => Promise<string>);
   reconnectMinMs: number;
   reconnectMaxMs: number;
+  /** MQTT keep-alive in seconds (mqtt.js's 60 by default). */
+  keepaliveSeconds?: number;
   log: Log;
   /** Called for every message on a subscribed topic. */
   onMessage(topic: string, payload: Buffer): void;
@@ -44,6 +46,7 @@ export class MqttLink {
       clientId: `opencube-${randomUUID().slice(0, 8)}`,
       reconnectPeriod: this.backoff,
       connectTimeout: 5000,
+      ...(this.opts.keepaliveSeconds !== undefined ? { keepalive: this.opts.keepaliveSeconds } : {}),
       resubscribe: false,
       clean: true,
       // mqtt-packet's default cache is 65,536 pre-built Buffers (about 6 MB of heap on a small box)

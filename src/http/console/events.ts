@@ -32,21 +32,26 @@ export const CONSOLE_EVENTS: ReadonlySet<EventName> = new Set<EventName>([
 /** Events that carry a device's capabilities, a camera's account among them. */
 const WITH_CAPABILITIES: ReadonlySet<EventName> = new Set<EventName>(['device#addDevice', 'device#updateDeviceInfo']);
 
-/** The console's view of the bus: a camera's password never reaches a page (camera-view.ts). */
-export const consoleProjection: Projection = {
-  project(event: BusEvent) {
-    if (!CONSOLE_EVENTS.has(event.name)) return undefined;
-    if (WITH_CAPABILITIES.has(event.name) && event.json.includes('"camera-stream"')) {
-      const data = event.data as { payload?: unknown };
-      return { name: event.name, json: JSON.stringify({ ...data, payload: eventWithoutCredentials(data.payload) }) };
-    }
-    return { name: event.name, json: event.json };
-  },
-  ends(event: BusEvent) {
-    if (event.name !== 'session#revoked') return undefined;
-    return [(event as BusEvent<'session#revoked'>).data.payload.session_id];
-  },
-};
+/**
+ * The console's view of the bus: its own events and those the integrations add (`extra`, known
+ * once they are loaded); a camera's password never reaches a page (camera-view.ts).
+ */
+export function consoleProjectionOf(extra: () => readonly EventName[]): Projection {
+  return {
+    project(event: BusEvent) {
+      if (!CONSOLE_EVENTS.has(event.name) && !extra().includes(event.name)) return undefined;
+      if (WITH_CAPABILITIES.has(event.name) && event.json.includes('"camera-stream"')) {
+        const data = event.data as { payload?: unknown };
+        return { name: event.name, json: JSON.stringify({ ...data, payload: eventWithoutCredentials(data.payload) }) };
+      }
+      return { name: event.name, json: event.json };
+    },
+    ends(event: BusEvent) {
+      if (event.name !== 'session#revoked') return undefined;
+      return [(event as BusEvent<'session#revoked'>).data.payload.session_id];
+    },
+  };
+}
 
 function lastEventId(header: unknown): number | null {
   const raw = Array.isArray(header) ? header[0] : header;

@@ -6,11 +6,13 @@
  * state (a page of another site cannot make the browser act with the user's cookie).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type Check, compileStrict } from '../../catalog/compile-strict.ts';
-import type { ObjectSchema, StringSchema } from '../../catalog/schema.ts';
+import type { Actor } from '../../core/actor.ts';
+import type { Method, RouteDecl } from '../../core/route.ts';
+import { compileChecks, fastifyPath } from '../routes/input.ts';
 import type { SessionInfo } from './access.ts';
+import { statusOf } from './words.ts';
 
-export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
+export type { Method };
 
 export interface ConsoleInput<B = Record<string, unknown>, P = Record<string, string>> {
   body: B;
@@ -18,6 +20,8 @@ export interface ConsoleInput<B = Record<string, unknown>, P = Record<string, st
   query: Record<string, unknown>;
   /** The session (absent on routes without auth). */
   session?: SessionInfo;
+  /** The console and its session, for the activity log (absent on routes without auth). */
+  actor?: Actor;
   req: FastifyRequest;
   reply: FastifyReply;
 }
@@ -27,13 +31,9 @@ export type Answer = { status: number; body?: unknown };
 /** A handler's answer, or `sent` when it wrote the reply itself. */
 export type ConsoleResult = Answer | { sent: true };
 
-export interface ConsoleRoute {
-  method: Method;
-  /** Under `/console/api`, with `{name}` parameters. */
-  path: string;
+/** The core's route declaration (src/core/route.ts) with the console's own: its auth, and a handler that answers a status. */
+export interface ConsoleRoute extends Pick<RouteDecl, 'method' | 'path' | 'params' | 'body'> {
   auth: 'session' | 'none';
-  params?: Readonly<Record<string, StringSchema>>;
-  body?: ObjectSchema;
   // biome-ignore lint/suspicious/noExplicitAny: the input is checked at run time against the declared schemas
   handle(input: ConsoleInput<any, any>): Promise<ConsoleResult> | ConsoleResult;
 }
@@ -45,6 +45,25 @@ export const consoleRoute = (r: ConsoleRoute): ConsoleRoute => r;
 export const ok = (body: unknown = {}): Answer => ({ status: 200, body });
 /** A failure with its status and words a person reads. */
 export const refuse = (status: number, error: string): Answer => ({ status, body: { error } });
+
+/**
+ * A route an integration declares (src/core/route.ts), as the console serves it: behind a
+ * session, the session as the actor, a refusal as its HTTP status and `{error}` in words.
+ */
+export function consoleRouteOf(decl: RouteDecl): ConsoleRoute {
+  return {
+    method: decl.method,
+    path: decl.path,
+    auth: 'session',
+    ...(decl.params ? { params: decl.params } : {}),
+    ...(decl.body ? { body: decl.body } : {}),
+    async handle(input) {
+      // Behind a session: its actor is always there.
+      const r = await decl.handle({ ...input, actor: input.actor as Actor });
+      return r.ok ? ok(r.data ?? {}) : refuse(r.status ?? statusOf(r.code), r.message);
+    },
+  };
+}
 
 /** The name of the session cookie. */
 export const COOKIE = 'opencube_session';
@@ -73,16 +92,6 @@ export function sameOrigin(req: FastifyRequest): boolean {
   return origin === `http://${host}` || origin === `https://${host}`;
 }
 
-function checker(schema: ObjectSchema | undefined, whole: string): ((v: unknown) => string[]) | undefined {
-  if (!schema) return undefined;
-  const check: Check = compileStrict(schema);
-  return (v) => {
-    const errors: string[] = [];
-    check(v, '', errors);
-    return errors.map((e) => (e.startsWith('.') ? e.slice(1) : e.startsWith(': ') ? `${whole}${e}` : e));
-  };
-}
-
 export interface RegisterOptions {
   verify(cookie: string | undefined): SessionInfo | undefined;
 }
@@ -90,11 +99,10 @@ export interface RegisterOptions {
 /** Registers the routes in the console's scope. */
 export function registerConsoleRoutes(app: FastifyInstance, routes: readonly ConsoleRoute[], opts: RegisterOptions) {
   for (const spec of routes) {
-    const params = checker(spec.params ? { kind: 'object', fields: spec.params, open: true } : undefined, 'path');
-    const body = checker(spec.body, 'body');
+    const checks = compileChecks(spec, (p) => p);
     app.route({
       method: spec.method,
-      url: spec.path.replace(/\{([^}]+)\}/g, ':$1'),
+      url: fastifyPath(spec.path),
       // Only the console's own page calls this API, and never with HEAD: no HEAD twin per GET
       // route, which was a quarter of the routes registered at every start.
       exposeHeadRoute: false,
@@ -112,16 +120,11 @@ export function registerConsoleRoutes(app: FastifyInstance, routes: readonly Con
           session = opts.verify(cookieValue(req.headers.cookie, COOKIE));
           if (!session) return send(refuse(401, 'not logged in (or the session ended): log in again'));
         }
-        const input = {
-          params: (req.params ?? {}) as Record<string, string>,
-          body: req.body === undefined || req.body === null ? {} : req.body,
-        };
-        const errors = [...(params?.(input.params) ?? []), ...(body?.(input.body) ?? [])];
+        const { input, errors } = checks(req);
         if (errors.length > 0) return send(refuse(400, errors.join('; ')));
         const result = await spec.handle({
           ...input,
-          query: (req.query ?? {}) as Record<string, unknown>,
-          ...(session ? { session } : {}),
+          ...(session ? { session, actor: { kind: 'console', sessionId: session.id } } : {}),
           req,
           reply,
         });

@@ -8,6 +8,8 @@
  *   token of the Open API, or open); 404 saying how to turn it on otherwise.
  */
 import type { FastifyInstance } from 'fastify';
+import type { TokenService } from '../../core/tokens.ts';
+import { bearerToken } from '../open-api/auth.ts';
 
 /** One check of readiness. */
 export interface ReadyCheck {
@@ -19,12 +21,10 @@ export interface ReadyCheck {
 export interface HealthOptions {
   /** The checks of readiness, run at each request (each is cheap). */
   checks(): ReadyCheck[];
-  metrics?: {
-    /** Whether the request's Authorization header may read the metrics. */
-    authorized(authorization: string | undefined): boolean;
-    text(): Promise<string>;
-    contentType: string;
-  };
+  /** Who may read the metrics when they are not open: a token of the Open API. */
+  tokens: Pick<TokenService, 'verify'>;
+  /** The metrics, when the `metrics` setting turns them on (the metrics integration's status). */
+  metrics(): { open: boolean; text(): Promise<string>; contentType: string } | undefined;
 }
 
 /** The plugin; register it at the root (prefix ''). */
@@ -40,13 +40,13 @@ export function healthPlugin(opts: HealthOptions) {
     });
 
     scope.get('/metrics', async (req, reply) => {
-      const m = opts.metrics;
+      const m = opts.metrics();
       if (!m)
         return reply
           .code(404)
           .type('text/plain; charset=utf-8')
           .send('metrics are off: start the gateway with --metrics token (or open); see docs/operations.md\n');
-      if (!m.authorized(req.headers.authorization))
+      if (!m.open && opts.tokens.verify(bearerToken(req.headers.authorization)) === null)
         return reply
           .code(401)
           .header('WWW-Authenticate', 'Bearer')

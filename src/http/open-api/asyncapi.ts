@@ -5,10 +5,10 @@
  */
 import pkg from '../../../package.json' with { type: 'json' };
 import { type JsonSchema, toJsonSchema } from '../../catalog/json-schema.ts';
-import { GAP_EVENT, GAP_EVENT_DATA, OPEN_API_EVENTS } from './events.ts';
+import { GAP_EVENT, GAP_EVENT_DATA, OPEN_API_EVENTS, type OpenApiEvents } from './events.ts';
 
-/** The document. */
-export function asyncApiDocument(): JsonSchema {
+/** The document: the gateway's events, and those the integrations add. */
+export function asyncApiDocument(extra: OpenApiEvents = {}): JsonSchema {
   const messages: Record<string, JsonSchema> = {};
   const add = (key: string, name: string, summary: string, data: JsonSchema) => {
     messages[key] = {
@@ -19,7 +19,7 @@ export function asyncApiDocument(): JsonSchema {
       payload: data,
     };
   };
-  for (const [name, e] of Object.entries(OPEN_API_EVENTS)) {
+  for (const [name, e] of Object.entries({ ...OPEN_API_EVENTS, ...extra })) {
     if (!e) continue;
     const [module, type] = name.split('#') as [string, string];
     add(`${module}_${type}`, `${module}#{version}#${type}`, e.summary, toJsonSchema(e.data));

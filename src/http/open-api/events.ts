@@ -18,7 +18,7 @@ const endpoint = obj({
 });
 
 /** Every event an Open API client sees, with the schema of its `data`. */
-export const OPEN_API_EVENTS: Readonly<Partial<Record<EventName, { summary: string; data: Schema }>>> = {
+export const OPEN_API_EVENTS: OpenApiEvents = {
   'device#addDevice': { summary: 'A device was added', data: obj({ payload: deviceObject }) },
   'device#updateDeviceState': {
     summary: 'What changed of a device state (a press is always an event)',
@@ -58,18 +58,29 @@ export const GAP_EVENT_DATA: Schema = obj({
 });
 export { GAP_EVENT };
 
-/** The Open API clients' view of the bus. */
-export const openApiProjection: Projection = {
-  project(event: BusEvent, version: string) {
-    if (!OPEN_API_EVENTS[event.name]) return undefined;
-    return { name: `${event.module}#${version}#${event.type}`, json: event.json };
-  },
-  ends(event: BusEvent) {
-    if (event.name === 'token#revoked') return [(event.data as { payload: { token_id: string } }).payload.token_id];
-    if (event.name === 'token#cleared') return ['*'];
-    return undefined;
-  },
-};
+/** Open API events with their schemas: these and the ones integrations add. */
+export type OpenApiEvents = Readonly<Partial<Record<EventName, { summary: string; data: Schema }>>>;
+
+/**
+ * The Open API clients' view of the bus: the gateway's own events and those the integrations add
+ * (`extra`, known once they are loaded); a revoked token's streams end.
+ */
+export function openApiProjectionOf(extra: () => OpenApiEvents): Projection {
+  return {
+    project(event: BusEvent, version: string) {
+      if (!OPEN_API_EVENTS[event.name] && !extra()[event.name]) return undefined;
+      return { name: `${event.module}#${version}#${event.type}`, json: event.json };
+    },
+    ends(event: BusEvent) {
+      if (event.name === 'token#revoked') return [(event.data as { payload: { token_id: string } }).payload.token_id];
+      if (event.name === 'token#cleared') return ['*'];
+      return undefined;
+    },
+  };
+}
+
+/** The Open API clients' view of the bus, of the gateway's own events. */
+export const openApiProjection: Projection = openApiProjectionOf(() => ({}));
 
 const INVALID_TOKEN = JSON.stringify({ error: 401, data: {}, message: 'invalid access_token' });
 

@@ -3,21 +3,24 @@
  * under both trees (`v1`, `v2`, the segment in any case), every failure HTTP 200 with the envelope
  * (clients drop non-2xx bodies), an unknown path HTTP 404 with the envelope, permissive CORS (its
  * clients are apps and servers; tokens travel in headers, not cookies), the event stream, and the
- * generated OpenAPI and AsyncAPI documents. Every module of routes registers in MODULES.
+ * generated OpenAPI and AsyncAPI documents. Every module of routes registers in MODULES; the
+ * integrations' routes come in `contributed`.
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../catalog/errors.ts';
+import type { RouteDecl } from '../../core/route.ts';
 import type { StreamWriter } from '../stream/writer.ts';
 import { asyncApiDocument } from './asyncapi.ts';
 import { fail, sendFailure } from './envelope.ts';
-import { streamRoute } from './events.ts';
+import { type OpenApiEvents, streamRoute } from './events.ts';
 import { openApiDocument } from './openapi.ts';
-import { type AnswerCheck, type RouteSpec, registerRoutes } from './route.ts';
+import { type AnswerCheck, openApiRoute, type RouteSpec, registerRoutes } from './route.ts';
 import { cameraRoutes } from './routes/cameras.ts';
 import { debugLogRoutes } from './routes/debug-log.ts';
 import { deviceRoutes } from './routes/devices.ts';
 import { gatewayRoutes } from './routes/gateway.ts';
 import { mediaRoutes } from './routes/media.ts';
+import { screenRoutes } from './routes/screen.ts';
 import { securityRoutes } from './routes/security.ts';
 import { thirdPartyRoutes } from './routes/thirdparty.ts';
 import { ttsRoutes } from './routes/tts.ts';
@@ -36,6 +39,7 @@ const MODULES: readonly ((s: OpenApiServices, onClose: (fn: () => void) => void)
   mediaRoutes,
   cameraRoutes,
   uiRoutes,
+  screenRoutes,
 ];
 
 /** Every route declaration (also for the documents, with services that are never called). */
@@ -48,13 +52,20 @@ export interface OpenApiOptions {
   stream: StreamWriter;
   /** Tests: every success's `data` is checked against the declared answer schema. */
   answerCheck?: AnswerCheck;
+  /** The routes the integrations add (read when the server starts listening). */
+  contributed?: () => readonly RouteDecl[];
+  /** The events the integrations add (for the AsyncAPI document). */
+  contributedEvents?: () => OpenApiEvents;
 }
 
 /** The plugin; register it with `{ prefix: '/open-api' }`. */
 export function openApiPlugin(opts: OpenApiOptions) {
   return async (scope: FastifyInstance) => {
     const closers: (() => void)[] = [];
-    const routes = openApiRoutes(opts.services, (fn) => closers.push(fn));
+    const routes = [
+      ...openApiRoutes(opts.services, (fn) => closers.push(fn)),
+      ...(opts.contributed?.() ?? []).map(openApiRoute),
+    ];
     scope.addHook('preClose', (done) => {
       for (const fn of closers) fn();
       done();
@@ -78,7 +89,7 @@ export function openApiPlugin(opts: OpenApiOptions) {
     scope.setErrorHandler((err: Error & { code?: string; validation?: unknown; statusCode?: number }, req, reply) => {
       // An unknown path is a 404 whatever its body, also one too large to read (found by npm run fuzz).
       if (req.is404) return reply.code(404).send(fail(404, `not found: ${req.method} ${req.url.split('?')[0]}`));
-      if (err instanceof ApiError) return sendFailure(reply, err.error, err.message);
+      if (err instanceof ApiError) return sendFailure(reply, err.failure.code, err.message);
       if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendFailure(reply, 400, 'body is larger than 1 MiB');
       // A client fault Fastify or Node reports (a 4xx status: e.g. a body cut off by the client) is no server fault.
       const status = err.statusCode;
@@ -117,7 +128,7 @@ export function openApiPlugin(opts: OpenApiOptions) {
       return reply.type('application/json; charset=utf-8').send(openapi);
     });
     scope.get('/asyncapi.json', async (_req, reply) => {
-      asyncapi ??= JSON.stringify(asyncApiDocument());
+      asyncapi ??= JSON.stringify(asyncApiDocument(opts.contributedEvents?.()));
       return reply.type('application/json; charset=utf-8').send(asyncapi);
     });
   };

@@ -8,13 +8,17 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { compileTop } from '../../catalog/compile-strict.ts';
-import { ErrorCode, type ErrorCodeValue, errorMessages } from '../../catalog/errors.ts';
-import type { ObjectSchema, Schema, StringSchema } from '../../catalog/schema.ts';
+import { ErrorCode, type ErrorCodeValue, errorMessages, type Failed } from '../../catalog/errors.ts';
+import type { Schema } from '../../catalog/schema.ts';
+import type { Actor } from '../../core/actor.ts';
+import type { Method, RouteDecl } from '../../core/route.ts';
 import type { TokenInfo } from '../../core/tokens.ts';
+import { compileChecks, fastifyPath } from '../routes/input.ts';
 import { bearerToken } from './auth.ts';
 import { fail, ok } from './envelope.ts';
 
-export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
+export type { Method };
+export { fastifyPath };
 
 /** What a handler is given: the checked input, and the request for what only it knows. */
 export interface RouteInput<B = Record<string, unknown>, Q = Record<string, unknown>, P = Record<string, string>> {
@@ -23,6 +27,8 @@ export interface RouteInput<B = Record<string, unknown>, Q = Record<string, unkn
   params: P;
   /** The token that authorised the request (absent on routes without auth). */
   token?: TokenInfo;
+  /** The app of that token, for the activity log (absent on routes without auth). */
+  actor?: Actor;
   /** `v1` or `v2`: the tree the request came in on. */
   version: string;
   /** Where the client reached the gateway (`http://host:port`), for URLs handed out. */
@@ -35,36 +41,26 @@ export interface RouteInput<B = Record<string, unknown>, Q = Record<string, unkn
  * A handler's answer: success with `data`, an expected failure (the envelope with HTTP 200), or
  * `sent` when the handler wrote the reply itself (a stream, an image, a cached body).
  */
-export type RouteResult =
-  | { ok: true; data?: object }
-  | { ok: false; error: ErrorCodeValue; message: string }
-  | { sent: true };
+export type RouteResult = { ok: true; data?: object } | Failed | { sent: true };
 
-export interface RouteSpec {
+/**
+ * The core's route declaration (src/core/route.ts) with what is the Open API's own: the spec id,
+ * the kind of auth, the documented formats, and a handler that may write the reply itself.
+ */
+export interface RouteSpec extends Omit<RouteDecl, 'method' | 'handle'> {
   /** G1..G9, D1..D6, S1..S5, T1, T3 as the spec numbers them; `X-<name>` for this gateway's own. */
   id: string;
   method: Method | readonly Method[];
-  /** Under `/open-api/{v1,v2}/rest`, with `{name}` parameters. */
-  path: string;
-  summary: string;
-  description?: string;
   /**
    * `token`: `Authorization: Bearer <token>` (401 envelope otherwise); `token-or-query`: also
    * `?access_token=` (images and streams shown by an `<img>`); `none`; `handler`: the handler
    * checks it and answers in its own format (T1).
    */
   auth: 'token' | 'token-or-query' | 'none' | 'handler';
-  params?: Readonly<Record<string, StringSchema>>;
-  query?: ObjectSchema;
-  body?: Schema;
   /** A body that the handler (or a driver) reads itself, with its own messages: documented, not checked here. */
   requestDoc?: Schema;
-  /** The schema of `data` in a success; absent: `{}`. */
-  answer?: Schema;
   /** The media type of an answer that is not the JSON envelope. */
   produces?: string;
-  /** Error codes it may answer besides 400 and 401 (the error catalog gives their messages). */
-  errors?: readonly ErrorCodeValue[];
   /** Largest body (bytes) when more than the default 1 MiB. */
   bodyLimit?: number;
   /** false: the answer is not the REST envelope (T1 answers `{header, payload}`). */
@@ -83,16 +79,56 @@ export function route(spec: RouteSpec): RouteSpec {
 /** Success with `data`. */
 export const done = (data?: object): RouteResult => ({ ok: true, ...(data ? { data } : {}) });
 /** An expected failure: the envelope with this code and message, HTTP 200. */
-export const failed = (error: ErrorCodeValue, message: string): RouteResult => ({ ok: false, error, message });
+export const failed = (code: ErrorCodeValue, message: string): RouteResult => ({ ok: false, code, message });
 
-/** `/devices/{serial}` as Fastify writes it: `/devices/:serial`. */
-export function fastifyPath(path: string): string {
-  return path.replace(/\{([^}]+)\}/g, ':$1');
+/**
+ * A route an integration declares (src/core/route.ts), as the Open API serves it: behind a token,
+ * its id `X-` and its path's words (`X-probe-things`), the token's app as the actor, a refusal in
+ * the envelope.
+ */
+export function openApiRoute(decl: RouteDecl): RouteSpec {
+  const words = decl.path.split('/').filter((p) => p !== '' && !p.startsWith('{'));
+  return {
+    ...decl,
+    id: `X-${words.join('-')}`,
+    auth: 'token',
+    async handle(input) {
+      // Behind a token: its actor is always there.
+      const r = await decl.handle({ ...input, actor: input.actor as Actor });
+      return r.ok ? done(r.data) : failed(r.code, r.message);
+    },
+  };
 }
 
-/** The compiled check of a request part, when it declares one; messages read `field: rule` (`body: ...` for the whole). */
-function checker(schema: Schema | undefined, whole: string): ((v: unknown) => string[]) | undefined {
-  return schema ? compileTop(schema, whole) : undefined;
+const NO_PARAMS: Record<string, string> = {};
+
+/**
+ * A handler's input. What few handlers read (the actor, the base URL) is worked out when read, by
+ * getters of the class: every request passes here (GET bridge is polled), and an object literal's
+ * getters would be two closures made for each one.
+ */
+class HandlerInput implements RouteInput {
+  constructor(
+    readonly params: Record<string, string>,
+    readonly query: Record<string, unknown>,
+    // biome-ignore lint/suspicious/noExplicitAny: checked at run time against the declared schema
+    readonly body: any,
+    readonly token: TokenInfo | undefined,
+    readonly version: string,
+    readonly req: FastifyRequest,
+    readonly reply: FastifyReply,
+  ) {}
+
+  /** The token's app, for the activity log (read by the handlers of commands). */
+  get actor(): Actor | undefined {
+    const t = this.token;
+    return t && { kind: 'app', tokenId: t.id, name: t.app_name };
+  }
+
+  /** Where the client reached the gateway (read by the few handlers that hand out a URL). */
+  get baseUrl(): string {
+    return `${this.req.protocol}://${this.req.host}`;
+  }
 }
 
 /** Checks of answers, when asked for (tests): every success's `data` against the declared answer. */
@@ -116,10 +152,8 @@ const AUTH_INVALID = errorMessages[ErrorCode.AUTH_FAILED];
  */
 export function registerRoutes(app: FastifyInstance, routes: readonly RouteSpec[], opts: RegisterOptions): void {
   for (const spec of routes) {
-    const params = checker(spec.params ? { kind: 'object', fields: spec.params, open: true } : undefined, 'path');
-    const query = checker(spec.query && { ...spec.query, open: true }, 'query');
-    const body = checker(spec.body, 'body');
-    const answer = opts.answerCheck && spec.answer ? checker(spec.answer, 'data') : undefined;
+    const checks = compileChecks(spec, spec.params ? withoutVersion : () => NO_PARAMS);
+    const answer = opts.answerCheck && spec.answer ? compileTop(spec.answer, 'data') : undefined;
     const methods = Array.isArray(spec.method) ? [...spec.method] : [spec.method as Method];
     app.route({
       method: methods,
@@ -136,34 +170,17 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteSpec[
           token = opts.verify(raw);
           if (!token) return sendEnvelope(reply, fail(401, AUTH_INVALID));
         }
-        // Every request passes here (GET bridge is polled): no copies or arrays it does not need.
-        const path = req.params as Record<string, string>;
-        const version = path.version as string;
-        const input = {
-          params: spec.params ? withoutVersion(path) : {},
-          query: (req.query ?? {}) as Record<string, unknown>,
-          body: req.body === undefined || req.body === null ? {} : req.body,
-        };
-        const errors = [params?.(input.params), query?.(input.query), body?.(input.body)].flatMap((e) => e ?? []);
+        const version = (req.params as Record<string, string>).version as string;
+        const { input, errors } = checks(req);
         if (errors.length > 0) return sendEnvelope(reply, fail(ErrorCode.INVALID_PARAMETERS, errors.join('; ')));
         // A handler that writes the envelope itself (a cached body, straight to the socket) writes a
         // success; a failure goes through sendEnvelope or sendFailure, which say so.
         if (spec.envelope !== false && !spec.produces) reply.outcome = '0';
-        const result = await spec.handle({
-          params: input.params,
-          query: input.query,
-          body: input.body,
-          token,
-          version,
-          // Read by the few handlers that hand out a URL; worked out only for them.
-          get baseUrl() {
-            return `${req.protocol}://${req.host}`;
-          },
-          req,
-          reply,
-        });
+        const result = await spec.handle(
+          new HandlerInput(input.params, input.query, input.body, token, version, req, reply),
+        );
         if ('sent' in result) return reply;
-        if (!result.ok) return sendEnvelope(reply, fail(result.error, result.message));
+        if (!result.ok) return sendEnvelope(reply, fail(result.code, result.message));
         if (answer) {
           const problems = answer(result.data ?? {});
           if (problems.length > 0)

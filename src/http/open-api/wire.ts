@@ -10,6 +10,15 @@ import { any, arr, bool, date, doc, int, map, num, obj, oneOf, opt, type Schema,
 export const body = (fields: Record<string, Schema>, docText?: string) =>
   obj(fields, { open: true, ...(docText ? { doc: docText } : {}) });
 
+/** D4's body (the console's device page sends the same): checked as a whole against the device by the device service. */
+export const deviceUpdateBody = body({
+  name: opt(str({ maxLength: 256, pattern: /\S/, patternDoc: 'a non-empty name' })),
+  tags: opt(any('an object, kept verbatim; `toggle` labels and `temperature_unit` are checked (spec 2.7)')),
+  state: opt(any('a control command (spec 2.6), checked against the device')),
+  capabilities: opt(any('capability objects whose settings change, checked against the device')),
+  configuration: opt(any('camera streams only: `streamSetting`')),
+});
+
 /** A capability object (spec 2.4). */
 export const capabilityObject = obj(
   {

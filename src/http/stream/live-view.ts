@@ -5,19 +5,13 @@
  * queueing them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ErrorCodeValue } from '../../catalog/errors.ts';
+import type { Failed } from '../../catalog/errors.ts';
+import type { CameraApi } from '../../core/services.ts';
 
 export const MJPEG_BOUNDARY = 'opencube-frame';
 
-type Failed = { ok: false; code: ErrorCodeValue; message: string };
-
 /** What a live view needs of the camera driver. */
-export interface LiveSource {
-  watch(
-    serial: string,
-    viewer: { frame(jpeg: Buffer): void; end(reason: string): void },
-  ): Promise<{ ok: true; leave: () => void } | Failed>;
-}
+export type LiveSource = Pick<CameraApi, 'watch'>;
 
 /** The open views of one surface: a stop ends them (a server close does not wait on them). */
 export class LiveViews {

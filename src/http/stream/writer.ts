@@ -57,6 +57,22 @@ interface Client extends StreamClient {
 /** The retry a client is told when every stream is taken. */
 const FULL_RETRY_MS = 10_000;
 
+/**
+ * Whether a client reads `retry:` as the EventSource standard does, in milliseconds: the standard
+ * has every EventSource send `Accept: text/event-stream`. A client that reads the stream its own
+ * way gets no `retry:` and keeps its own delay: a .NET client on a bare HttpClient sends no such
+ * header and reads `retry:` as SECONDS (`retry: 3000` would be 50 minutes; COMPAT.md).
+ */
+function readsRetryInMs(res: ServerResponse): boolean {
+  const accept = res.req?.headers.accept;
+  return typeof accept === 'string' && accept.toLowerCase().includes('text/event-stream');
+}
+
+/** A `retry:` line for a client that reads it in milliseconds; nothing for the others. */
+function retryLine(res: ServerResponse, ms: number): string {
+  return readsRetryInMs(res) ? `retry: ${ms}\n` : '';
+}
+
 /** Name of the event that tells a resuming client some events are gone (see docs/api.md). */
 export const GAP_EVENT = 'eventsLost';
 
@@ -139,7 +155,7 @@ export class StreamWriter {
       // The gateway is stopping: a stream opened now would hold the server's close open. Tell
       // the client when to come back and end at once; it resumes with Last-Event-ID.
       const socket = res.socket;
-      res.end(`retry: ${this.opts.retryMs ?? 3000}\n\n`);
+      res.end(`${retryLine(res, this.opts.retryMs ?? 3000)}: the gateway is stopping, come back\n\n`);
       socket?.end();
       return;
     }
@@ -148,7 +164,7 @@ export class StreamWriter {
       // (a non-200 status would make them give up for good).
       this.opts.log?.warn({ streams: this.clients.size }, 'event stream refused: too many streams open');
       const socket = res.socket;
-      res.end(`retry: ${FULL_RETRY_MS}\n: too many event streams are open, come back later\n\n`);
+      res.end(`${retryLine(res, FULL_RETRY_MS)}: too many event streams are open, come back later\n\n`);
       socket?.end();
       return;
     }
@@ -160,7 +176,7 @@ export class StreamWriter {
       c.congested = false;
     });
     res.on('close', () => this.clients.delete(c));
-    let head = `retry: ${this.opts.retryMs ?? 3000}\n: connected\n\n`;
+    let head = `${retryLine(res, this.opts.retryMs ?? 3000)}: connected\n\n`;
     if (lastEventId !== null) {
       const replay = this.bus.since(lastEventId);
       if (replay.ok) {

@@ -6,8 +6,8 @@
  * connectivity sensor every device has.
  */
 import type { CapabilityObject } from '../../catalog/index.ts';
+import { conditionsOf, rowsFor } from '../../core/devices/conditions.ts';
 import type { DeviceRecord } from '../../core/devices/contract.ts';
-import { conditionsOf, rowsFor } from '../device-conditions.ts';
 import { cameraEntities, hasSnapshots } from './camera.ts';
 import { climateEntity } from './climate.ts';
 import { coverEntity } from './cover.ts';

@@ -8,7 +8,7 @@
  * not publish is listed in `leftOut`, each with the reason; docs/home-assistant.md is rendered
  * from both lists and a test checks that every capability of the catalog is in one of them.
  */
-import type { Condition } from '../device-conditions.ts';
+import type { Condition } from '../../core/devices/conditions.ts';
 
 /** The Home Assistant MQTT components the bridge publishes. */
 export type Component =
@@ -26,7 +26,7 @@ export type Component =
   | 'device_automation'
   | 'camera';
 
-/** Conditions on the device a row may require (src/integrations/device-conditions.ts). */
+/** Conditions on the device a row may require (src/core/devices/conditions.ts). */
 export type { Condition };
 
 export type EntityCategory = 'config' | 'diagnostic';

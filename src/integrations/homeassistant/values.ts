@@ -1,11 +1,11 @@
 /**
  * Reading a device's state and declarations for the bridge (the readings shared with the Matter
- * bridge are in ../device-state.ts), and the numbers and payloads of Home Assistant's MQTT.
+ * bridge are in src/core/devices/reading.ts), and the numbers and payloads of Home Assistant's MQTT.
  */
-import { bodyIn } from '../device-state.ts';
+import { bodyIn } from '../../core/devices/reading.ts';
 
+export { bodyIn, enumValues, fieldSchema, finite, numberRange } from '../../core/devices/reading.ts';
 export { isObject } from '../../lib/object.ts';
-export { bodyIn, enumValues, fieldSchema, finite, numberRange } from '../device-state.ts';
 
 /** One field of a capability's body in a device state. */
 export function fieldIn(state: Record<string, unknown>, capability: string, name: string | undefined, field: string) {

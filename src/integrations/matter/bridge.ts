@@ -11,10 +11,10 @@ import { AggregatorEndpoint } from '@matter/main/endpoints/aggregator';
 import { DeviceCommissioner, FabricManager } from '@matter/main/protocol';
 import { Status, StatusResponseError } from '@matter/main/types';
 import type { DeviceRecord } from '../../core/devices/contract.ts';
+import { stateWith } from '../../core/devices/reading.ts';
 import type { Done } from '../../core/devices/service.ts';
 import type { BusEvent, EventBus, EventName } from '../../core/event-bus.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { stateWith } from '../device-state.ts';
 import { translate } from './commands.ts';
 import {
   type BridgedInfo,
@@ -51,7 +51,7 @@ export interface MatterBridgeOptions {
   gatewayName: string;
   version: string;
   registry: { list(): DeviceRecord[]; get(serial: string): DeviceRecord | undefined };
-  devices: { update(serial: string, body: Record<string, unknown>, by?: string | null): Promise<Done> };
+  devices: { update(serial: string, body: Record<string, unknown>): Promise<Done> };
   bus: EventBus;
   log: MatterLog;
   /** The gateway's clock: when pairing mode, opened again for another controller, closes. */
@@ -411,14 +411,14 @@ export class MatterBridge {
     }
     let done: Done;
     try {
-      done = await this.opts.devices.update(serial, t.body, 'Matter');
+      done = await this.opts.devices.update(serial, t.body);
     } catch (err) {
       this.opts.log.error({ err, serial }, 'matter: the device service failed on a command');
       this.restore(serial);
       throw new StatusResponseError('server exception', Status.Failure);
     }
     if (!done.ok) {
-      this.opts.log.warn({ serial, error: done.error }, `matter: command refused: ${done.message}`);
+      this.opts.log.warn({ serial, error: done.code }, `matter: command refused: ${done.message}`);
       this.restore(serial);
       throw new StatusResponseError(done.message, Status.Failure);
     }

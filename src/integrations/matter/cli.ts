@@ -6,7 +6,7 @@
  * controller, and close it. Asked over the control socket; matter.js is loaded only to draw the
  * QR code.
  */
-import { controlRequest } from '../../control/client.ts';
+import { controlRequest } from '../../lib/control-client.ts';
 import type { MatterStatus } from './bridge.ts';
 
 /**

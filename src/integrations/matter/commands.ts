@@ -7,7 +7,7 @@
  */
 import type { CapabilityObject } from '../../catalog/index.ts';
 import type { DeviceRecord } from '../../core/devices/contract.ts';
-import { hsToRgb, rgbToHs, xyToRgb } from '../../zigbee/color.ts';
+import { hsToRgb, rgbToHs, xyToRgb } from '../../lib/color.ts';
 import { FAN_LEVELS } from './mapping-table.ts';
 import type { DevicePlan, EndpointPlan } from './plan.ts';
 import {

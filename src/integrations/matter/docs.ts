@@ -3,7 +3,7 @@
  * bridge builds and the list of what is left out; `npm run docs` writes it and a test fails when
  * the file is stale. Pure: nothing of matter.js.
  */
-import { CONDITION_WORDS } from '../device-conditions.ts';
+import { CONDITION_WORDS } from '../../core/devices/conditions.ts';
 import { type EndpointKind, leftOut, type MappingRow, mappingTable } from './mapping-table.ts';
 import { BUILT_TYPES, DEVICE_TYPE_IDS, type DeviceTypeName, FIXED_TYPES } from './plan.ts';
 

@@ -26,7 +26,7 @@ export interface MatterOptions {
   version: string;
   db: Db;
   registry: { list(): DeviceRecord[]; get(serial: string): DeviceRecord | undefined };
-  devices: { update(serial: string, body: Record<string, unknown>, by?: string | null): Promise<Done> };
+  devices: { update(serial: string, body: Record<string, unknown>): Promise<Done> };
   bus: EventBus;
   log: MatterLog;
   clock: Clock;

@@ -8,7 +8,7 @@
  * with the reason; docs/matter.md is rendered from both lists and a test checks that every
  * capability of the catalog is in one of them.
  */
-import type { Condition } from '../device-conditions.ts';
+import type { Condition } from '../../core/devices/conditions.ts';
 
 /**
  * The kinds of endpoint a device may get; each is one Matter device type (the light's depends on
@@ -60,7 +60,7 @@ export type Feature =
   | 'battery'
   | 'identify';
 
-/** Conditions on the device a row may require (src/integrations/device-conditions.ts). */
+/** Conditions on the device a row may require (src/core/devices/conditions.ts). */
 export type { Condition };
 
 export interface MappingRow {

@@ -5,8 +5,8 @@
  * nothing of matter.js is needed to plan, so the plan is tested on its own and documented.
  */
 import type { CapabilityObject } from '../../catalog/index.ts';
+import { conditionsOf, rowsFor } from '../../core/devices/conditions.ts';
 import type { DeviceRecord } from '../../core/devices/contract.ts';
-import { conditionsOf, rowsFor } from '../device-conditions.ts';
 import { type EndpointKind, type Feature, mappingTable } from './mapping-table.ts';
 
 /** The Matter device types the bridge uses (matter.js names them `<name>Device`). */

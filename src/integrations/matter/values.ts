@@ -7,13 +7,13 @@
  * are those of the Matter specification (a test checks them against matter.js's own).
  */
 import type { CapabilityObject } from '../../catalog/index.ts';
-import { bodyIn, finite } from '../device-state.ts';
+import { bodyIn, finite } from '../../core/devices/reading.ts';
 
-export { bodyIn, enumValues, finite, numberRange } from '../device-state.ts';
+export { bodyIn, enumValues, finite, numberRange } from '../../core/devices/reading.ts';
 
 import type { DeviceRecord } from '../../core/devices/contract.ts';
+import { rgbToHs, rgbToXy } from '../../lib/color.ts';
 import { isObject, own } from '../../lib/object.ts';
-import { rgbToHs, rgbToXy } from '../../zigbee/color.ts';
 import { AIR_QUALITY_BOUNDS, FAN_LEVELS, KELVIN_RANGE, SETPOINT_OF_MODE } from './mapping-table.ts';
 import { cools, type DevicePlan, type EndpointPlan } from './plan.ts';
 

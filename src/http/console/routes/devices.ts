@@ -5,10 +5,11 @@
  * (added as D2 adds them, with a snapshot and a live view behind the session).
  */
 import type { ErrorCodeValue } from '../../../catalog/errors.ts';
-import { any, bool, obj, oneOf, opt, str } from '../../../catalog/schema.ts';
+import { bool, obj, oneOf, opt, str } from '../../../catalog/schema.ts';
 import type { DeviceRecord } from '../../../core/devices/index.ts';
 import { toWire } from '../../../core/devices/wire.ts';
 import { isObject } from '../../../lib/object.ts';
+import { deviceUpdateBody } from '../../open-api/wire.ts';
 import { LiveViews } from '../../stream/live-view.ts';
 import { eventWithoutCredentials, withoutCredentials } from '../camera-view.ts';
 import { deviceLayout } from '../layout.ts';
@@ -91,19 +92,11 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
       path: '/devices/{serial_number}',
       auth: 'session',
       params: serial,
-      body: obj(
-        {
-          name: opt(str({ maxLength: 256, pattern: /\S/, patternDoc: 'a non-empty name' })),
-          tags: opt(any()),
-          state: opt(any()),
-          capabilities: opt(any()),
-          configuration: opt(any()),
-        },
-        { open: true },
-      ),
-      async handle({ params, body }) {
-        const r = await s.devices.update(params.serial_number, body);
-        return r.ok ? ok() : failure(r.error, r.message);
+      // D4's body, as the Open API declares it.
+      body: deviceUpdateBody,
+      async handle({ params, body, actor }) {
+        const r = await s.devices.update(params.serial_number, body, actor);
+        return r.ok ? ok() : failure(r.code, r.message);
       },
     }),
     consoleRoute({
@@ -113,7 +106,7 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
       params: serial,
       async handle({ params }) {
         const r = await s.devices.remove(params.serial_number);
-        return r.ok ? ok() : failure(r.error, r.message);
+        return r.ok ? ok() : failure(r.code, r.message);
       },
     }),
     consoleRoute({
@@ -129,7 +122,7 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
       body: obj({ enable: bool() }, { open: true }),
       async handle({ body }) {
         const r = await s.devices.setDiscovery('zigbee', body.enable);
-        if (!r.ok) return failure(r.error, r.message);
+        if (!r.ok) return failure(r.code, r.message);
         closeTimer?.();
         closeTimer = undefined;
         pairingUntil = body.enable ? s.clock.now() + s.pairingSeconds * 1000 : null;
@@ -177,7 +170,7 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
         };
         const r = await s.devices.provision(d2, s.clock.now() + ADD_BUDGET_MS);
         if (r.ok) return ok(r.data);
-        return refuse(statusOf(r.error), cameraWords(r.error, r.message));
+        return refuse(statusOf(r.code), cameraWords(r.code, r.message));
       },
     }),
     consoleRoute({
@@ -193,7 +186,7 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
         },
         { open: true },
       ),
-      async handle({ params, body }) {
+      async handle({ params, body, actor }) {
         const d = s.devices.registry.get(params.serial_number);
         const stream = d?.capabilities.find((c) => c.capability === 'camera-stream');
         if (!d || !stream) return refuse(404, 'there is no camera with this serial number');
@@ -205,14 +198,14 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
           password: body.password ?? (typeof kept.password === 'string' ? kept.password : ''),
         };
         // As D4 re-configures a camera: probed first, changed only when the probe succeeds.
-        const r = await s.devices.update(params.serial_number, { configuration: { streamSetting: { value } } });
+        const r = await s.devices.update(params.serial_number, { configuration: { streamSetting: { value } } }, actor);
         if (r.ok) {
           const now = s.devices.registry.get(params.serial_number);
           return now ? ok({ device: view(now) }) : refuse(404, 'this device does not exist (any more)');
         }
         // The probe's own code is in the message ("(110012) ..."): its words say what to fix.
         const probe = Number(/\((\d{6})\)/.exec(r.message)?.[1]) as ErrorCodeValue;
-        const code = statusOf(probe) !== 500 ? probe : r.error;
+        const code = statusOf(probe) !== 500 ? probe : r.code;
         return refuse(statusOf(code), cameraWords(code, r.message));
       },
     }),

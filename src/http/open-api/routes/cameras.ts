@@ -1,21 +1,13 @@
 /**
  * Cameras beyond the spec: a snapshot (JPEG) and a live MJPEG view of any camera, authorised by
  * the same token, also given as `?access_token=` so that an `<img>` element can show them. The
- * routes know cameras only through CameraApi (docs/cameras.md).
+ * routes know cameras only through the core's CameraApi (docs/cameras.md).
  */
-import type { ErrorCodeValue } from '../../../catalog/errors.ts';
 import { ErrorCode } from '../../../catalog/errors.ts';
 import { str } from '../../../catalog/schema.ts';
-import { type LiveSource, LiveViews, MJPEG_BOUNDARY } from '../../stream/live-view.ts';
+import { LiveViews, MJPEG_BOUNDARY } from '../../stream/live-view.ts';
 import { failed, type RouteSpec, route } from '../route.ts';
 import type { OpenApiServices } from '../services.ts';
-
-type Failed = { ok: false; code: ErrorCodeValue; message: string };
-
-/** What the routes need of the camera driver. */
-export interface CameraApi extends LiveSource {
-  snapshot(serial: string): Promise<{ ok: true; jpeg: Buffer } | Failed>;
-}
 
 const serial = { serial_number: str({ maxLength: 500 }) };
 const notRunning = failed(ErrorCode.SERVER_ERROR, 'the camera driver is not running');

@@ -9,6 +9,9 @@ import { DEBUG_LOG_SIZE } from '../../../core/devices/debug-log.ts';
 import { done, failed, type RouteSpec, route } from '../route.ts';
 import type { OpenApiServices } from '../services.ts';
 
+/** The driver of third-party devices (the only ones with a debug log). */
+const THIRDPARTY = 'thirdparty';
+
 const digits = (doc: string) => opt(str({ pattern: /^\d{1,15}$/, patternDoc: 'a whole number', doc }));
 /** Epoch milliseconds, or an ISO 8601 date. */
 const time = (doc: string) =>
@@ -43,7 +46,7 @@ export function debugLogRoutes(s: OpenApiServices): RouteSpec[] {
       method: 'GET',
       path: '/thirdparty/debug-log/{serial_number}',
       summary: "A third-party device's last directives (with outcome and latency) or last events received",
-      description: `Oldest first; the last ${DEBUG_LOG_SIZE} of each kind are kept per device, in memory (a restart empties them).`,
+      description: `Oldest first; the last ${DEBUG_LOG_SIZE} of each kind are kept per device, in memory (a restart empties them). A device that is not a third party's has an empty log.`,
       auth: 'token',
       params: { serial_number: str({ maxLength: 500 }) },
       query: obj({
@@ -64,12 +67,14 @@ export function debugLogRoutes(s: OpenApiServices): RouteSpec[] {
       handle({ params, query }) {
         const device = s.devices.registry.get(params.serial_number);
         if (!device) return failed(ErrorCode.DEVICE_NOT_FOUND, `no device with serial_number ${params.serial_number}`);
-        if (device.driver !== 'thirdparty')
-          return failed(400, `serial_number: ${params.serial_number} is not a third-party device`);
         const start = epoch(query.start_time);
         const end = epoch(query.end_time);
         if (Number.isNaN(start) || Number.isNaN(end)) return failed(400, 'start_time, end_time: not a valid date');
         const type = (query.type ?? 'directive_log') as 'directive_log' | 'event_log';
+        // A device that exists but is not a third party's has no directives or events to show: an
+        // empty log, as the hardware gateways answer (a client library's example shows it).
+        if (device.driver !== THIRDPARTY)
+          return done({ serial_number: device.serial_number, type, total: 0, next_index: 0, logs: [] });
         const limit = Math.min(query.limit === undefined ? 50 : Number(query.limit), DEBUG_LOG_SIZE);
         const r = s.debugLog.read(device.serial_number, {
           type,

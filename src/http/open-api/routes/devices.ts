@@ -4,14 +4,14 @@ import { any, arr, bool, map, obj, oneOf, opt, str } from '../../../catalog/sche
 import type { Done } from '../../../core/devices/index.ts';
 import { done, failed, type RouteResult, type RouteSpec, route } from '../route.ts';
 import type { OpenApiServices } from '../services.ts';
-import { body, capabilityObject, deviceObject } from '../wire.ts';
+import { body, capabilityObject, deviceObject, deviceUpdateBody } from '../wire.ts';
 
 /** How long a D2 may take in all: the probe, then the store; clients wait 5 s (COMPAT.md). */
 const ADD_BUDGET_MS = 4500;
 
 const serial = { serial_number: str({ maxLength: 500 }) };
 
-const answer = (r: Done): RouteResult => (r.ok ? done() : failed(r.error, r.message));
+const answer = (r: Done): RouteResult => (r.ok ? done() : failed(r.code, r.message));
 
 /** The D2 body as the spec shapes it (the camera driver reads it; docs/cameras.md). */
 const cameraBody = body({
@@ -64,7 +64,7 @@ export function deviceRoutes(s: OpenApiServices): RouteSpec[] {
       requestDoc: cameraBody,
       async handle({ req }) {
         const r = await s.devices.provision(req.body, s.clock.now() + ADD_BUDGET_MS);
-        return r.ok ? done(r.data) : failed(r.error, r.message);
+        return r.ok ? done(r.data) : failed(r.code, r.message);
       },
     }),
     route({
@@ -99,13 +99,7 @@ export function deviceRoutes(s: OpenApiServices): RouteSpec[] {
         'Validated as a whole first; then the configuration, then the control (answered once the device confirms, within 4 s in all), then name and tags. `data` is `{}`.',
       auth: 'token',
       params: serial,
-      body: body({
-        name: opt(str({ maxLength: 256, pattern: /\S/, patternDoc: 'a non-empty name' })),
-        tags: opt(any('an object, kept verbatim; `toggle` labels and `temperature_unit` are checked (spec 2.7)')),
-        state: opt(any('a control command (spec 2.6), checked against the device')),
-        capabilities: opt(any('capability objects whose settings change, checked against the device')),
-        configuration: opt(any('camera streams only: `streamSetting`')),
-      }),
+      body: deviceUpdateBody,
       errors: [
         ErrorCode.DEVICE_NOT_FOUND,
         ErrorCode.DEVICE_OFFLINE,
@@ -114,8 +108,7 @@ export function deviceRoutes(s: OpenApiServices): RouteSpec[] {
         ErrorCode.DEVICE_CONFIG_FAILED,
         ErrorCode.CAMERA_NO_OFFLINE_OPERATION,
       ],
-      handle: async ({ params, body, token }) =>
-        answer(await s.devices.update(params.serial_number, body, token?.app_name)),
+      handle: async ({ params, body, actor }) => answer(await s.devices.update(params.serial_number, body, actor)),
     }),
     route({
       id: 'D5',

@@ -67,7 +67,9 @@ export function securityRoutes(s: OpenApiServices): RouteSpec[] {
         alarm_state: oneOf('normal', 'alarming'),
         mode: any('{sid, name} or null'),
         ends_at: any('ISO 8601 date, or null'),
-        trigger: any('{serial_number, capability} or null'),
+        trigger: any(
+          '{serial_number, capability, device_offline?} or null (device_offline: true when the device showed offline as it reported)',
+        ),
         sound: any('the sound ringing, or null'),
       }),
       handle: () => done(s.alarm.status()),

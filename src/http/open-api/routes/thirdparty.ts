@@ -5,7 +5,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import { compileStrict, compileTop } from '../../../catalog/compile-strict.ts';
-import { ErrorCode, errorMessages } from '../../../catalog/errors.ts';
+import { ApiError, ErrorCode, errorMessages, eventErrorType } from '../../../catalog/errors.ts';
 import { any, map, obj, oneOf, opt, str } from '../../../catalog/schema.ts';
 import type { InboundResult } from '../../../core/devices/inbox.ts';
 import { isObject } from '../../../lib/object.ts';
@@ -19,8 +19,10 @@ const BODY_LIMIT = 8 * 1024 * 1024;
 
 function send(res: FastifyReply, messageId: string, version: string, result: InboundResult) {
   const header = { name: result.ok ? 'Response' : 'ErrorResponse', message_id: messageId, version };
-  const payload = result.ok ? result.payload : { type: result.type, description: result.description };
-  res.outcome = result.ok ? 'Response' : result.type;
+  // The core's failure as the third-party protocol writes it.
+  const type = result.ok ? undefined : eventErrorType(result.code);
+  const payload = result.ok ? result.payload : { type, description: result.message };
+  res.outcome = type ?? 'Response';
   return res.code(200).type('application/json; charset=utf-8').send({ header, payload });
 }
 
@@ -51,7 +53,7 @@ function registerEngine(s: OpenApiServices, payload: unknown, tokenId: string): 
       : undefined;
   if (address && !address.ok) errors.push(address.message);
   if (errors.length > 0 || !address?.ok)
-    return { ok: false, type: 'INVALID_PARAMETERS', description: errors.join('; ') };
+    return { ok: false, code: ErrorCode.INVALID_PARAMETERS, message: errors.join('; ') };
   const engine = s.engines.register(address.url, fields.name as string, tokenId);
   return { ok: true, payload: { engine_id: engine.id } };
 }
@@ -105,15 +107,15 @@ export function thirdPartyRoutes(s: OpenApiServices): RouteSpec[] {
         // A 4xx status is a client fault (e.g. a body the client cut off), not the gateway's.
         const clientFault = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500;
         const parseError =
-          err.code?.startsWith('FST_ERR_CTP') || (err as { error?: number }).error === 400 || clientFault;
+          err.code?.startsWith('FST_ERR_CTP') || (err instanceof ApiError && err.failure.code === 400) || clientFault;
         if (!parseError) s.log.error({ err, url: req.url }, 'third-party event failed');
         return send(
           res,
           '',
           '1',
           parseError
-            ? { ok: false, type: 'INVALID_PARAMETERS', description: err.message }
-            : { ok: false, type: 'INTERNAL_ERROR', description: 'the gateway failed while handling the event' },
+            ? { ok: false, code: ErrorCode.INVALID_PARAMETERS, message: err.message }
+            : { ok: false, code: ErrorCode.SERVER_ERROR, message: 'the gateway failed while handling the event' },
         );
       },
       handle({ req, reply }) {
@@ -126,10 +128,10 @@ export function thirdPartyRoutes(s: OpenApiServices): RouteSpec[] {
         let result: InboundResult;
         const problems = [...checkBody(body), ...(event ? checkEvent(event) : [])];
         // Add-ons compare the AUTH_FAILURE text (COMPAT.md): the error catalog's, not `path: rule`.
-        if (!token) result = { ok: false, type: 'AUTH_FAILURE', description: errorMessages[ErrorCode.AUTH_FAILED] };
+        if (!token) result = { ok: false, code: ErrorCode.AUTH_FAILED, message: errorMessages[ErrorCode.AUTH_FAILED] };
         // The compiled checks name every problem; the rest of the condition narrows the types.
         else if (problems.length > 0 || !event || !header || typeof header.name !== 'string')
-          result = { ok: false, type: 'INVALID_PARAMETERS', description: problems.join('; ') };
+          result = { ok: false, code: ErrorCode.INVALID_PARAMETERS, message: problems.join('; ') };
         else {
           try {
             result =
@@ -144,11 +146,15 @@ export function thirdPartyRoutes(s: OpenApiServices): RouteSpec[] {
                   });
           } catch (err) {
             s.log.error({ err, name: header.name }, 'third-party event failed');
-            result = { ok: false, type: 'INTERNAL_ERROR', description: 'the gateway failed while handling the event' };
+            result = {
+              ok: false,
+              code: ErrorCode.SERVER_ERROR,
+              message: 'the gateway failed while handling the event',
+            };
           }
         }
         s.log.debug(
-          { event: header?.name, message_id: messageId, result: result.ok ? 'Response' : result.type },
+          { event: header?.name, message_id: messageId, result: result.ok ? 'Response' : eventErrorType(result.code) },
           'third-party event',
         );
         s.log.trace?.({ body }, 'third-party event body');

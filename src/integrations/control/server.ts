@@ -3,11 +3,11 @@ import { chmodSync, createReadStream, createWriteStream, existsSync, rmSync, unl
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { BackupContents } from '../core/maintenance/store-backup.ts';
-import type { RestoreCheck } from '../core/maintenance/store-restore.ts';
-import type { PressResult, TokenInfo, TokenService } from '../core/tokens.ts';
-import { isLogLevel, type LogLevel } from '../lib/logger.ts';
-import { socketAnswers } from './client.ts';
+import type { BackupContents } from '../../core/maintenance/store-backup.ts';
+import type { RestoreCheck } from '../../core/maintenance/store-restore.ts';
+import type { PressResult, TokenInfo, TokenService } from '../../core/tokens.ts';
+import { socketAnswers } from '../../lib/control-client.ts';
+import { isLogLevel, type LogLevel } from '../../lib/logger.ts';
 
 /** What the control channel needs of the gateway. */
 export interface ControlTarget {
@@ -19,7 +19,7 @@ export interface ControlTarget {
   /** Writes a backup of the store to `file`. */
   backup?(file: string): Promise<BackupContents>;
   /** Checks a backup and stages it for the next start; messages call it `name`. */
-  stageRestore?(file: string, name?: string): RestoreCheck;
+  stageRestore?(file: string, name?: string): Promise<RestoreCheck>;
   /** Restarts the gateway (absent when nothing would start it again). */
   restart?: () => void;
   log?: { level: string };
@@ -151,7 +151,7 @@ export async function startControlServer(path: string, target: ControlTarget): P
         let check: RestoreCheck;
         try {
           await receive(req, file);
-          check = target.stageRestore(file, url.searchParams.get('name') ?? 'the backup');
+          check = await target.stageRestore(file, url.searchParams.get('name') ?? 'the backup');
         } finally {
           rmSync(file, { force: true });
         }

@@ -3,8 +3,8 @@
  * Matter): the conditions their mapping tables' rows may require, and the rows of a table that
  * apply to one capability object. Each integration keeps its own table; this reading is shared.
  */
-import type { CapabilityObject } from '../catalog/index.ts';
-import type { DeviceRecord } from '../core/devices/contract.ts';
+import type { CapabilityObject } from '../../catalog/index.ts';
+import type { DeviceRecord } from './contract.ts';
 
 /**
  * Conditions on the device a row may require:

@@ -1,7 +1,8 @@
 /**
- * Colour conversions between Zigbee2MQTT's colour spaces (CIE 1931 x/y, hue/saturation) and the
- * API's RGB (color-rgb, 0-255 each). Brightness is a separate capability, so RGB here is always
- * at full value: the colour's hue and saturation, not its intensity.
+ * Colour conversions between the colour spaces Zigbee and Matter speak (CIE 1931 x/y,
+ * hue/saturation) and the API's RGB (color-rgb, 0-255 each). Brightness is a separate
+ * capability, so RGB here is always at full value: the colour's hue and saturation, not its
+ * intensity.
  */
 
 export interface Rgb {

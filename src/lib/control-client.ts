@@ -1,7 +1,8 @@
-import { createReadStream, createWriteStream, existsSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { pipeline } from 'node:stream/promises';
+import { fileProblem } from './file-problem.ts';
 
 /** Whether something listens on the unix socket at `path` (a gateway running on its data folder). */
 export function socketAnswers(path: string): Promise<boolean> {
@@ -19,6 +20,40 @@ export function socketAnswers(path: string): Promise<boolean> {
 
 /** Raised when no gateway answers on the control socket. */
 export class NotRunningError extends Error {}
+
+/** The name of the user with this id (from /etc/passwd), or the id. */
+function userName(uid: number): string {
+  try {
+    for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
+      const [name, , id] = line.split(':');
+      if (name && Number(id) === uid) return name;
+    }
+  } catch {
+    // no passwd file to read: the id says it
+  }
+  return `uid ${uid}`;
+}
+
+/**
+ * A socket error as one plain line: the socket of another user's gateway (mode 0600) refuses
+ * everyone else, and a raw `connect EACCES ...` does not tell the user what to do.
+ */
+function socketProblem(err: NodeJS.ErrnoException, socketPath: string): Error {
+  if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED')
+    return new NotRunningError(`no gateway is running on this data folder (no answer on ${socketPath})`);
+  if (err.code === 'EACCES' || err.code === 'EPERM') {
+    let owner = 'the user that runs the gateway';
+    try {
+      owner = `${userName(statSync(socketPath).uid)}, the user that runs the gateway`;
+    } catch {
+      // the folder itself is closed to this user: the owner is not known
+    }
+    return new Error(
+      `the gateway's control socket ${socketPath} is open only to ${owner} (${err.code}): run the command as that user (e.g. with sudo -u)`,
+    );
+  }
+  return err;
+}
 
 /** Sends one request to the running gateway's control socket and returns its JSON answer. */
 export function controlRequest<T>(socketPath: string, method: string, path: string, body?: unknown): Promise<T> {
@@ -40,23 +75,13 @@ export function controlRequest<T>(socketPath: string, method: string, path: stri
       });
     });
     req.on('timeout', () => req.destroy(new Error('the gateway did not answer within 5 s')));
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED') {
-        reject(new NotRunningError(`no gateway is running on this data folder (no answer on ${socketPath})`));
-      } else reject(err);
-    });
+    req.on('error', (err: NodeJS.ErrnoException) => reject(socketProblem(err, socketPath)));
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
 }
 
 /** How long a transfer of a backup may sit without a byte moving before it is given up. */
 const TRANSFER_IDLE_MS = 120_000;
-
-function notRunning(err: NodeJS.ErrnoException, socketPath: string): Error {
-  return err.code === 'ENOENT' || err.code === 'ECONNREFUSED'
-    ? new NotRunningError(`no gateway is running on this data folder (no answer on ${socketPath})`)
-    : err;
-}
 
 /** Reads an error answer's message (`{error}`), or its text. */
 function errorOf(body: Buffer): string {
@@ -99,11 +124,11 @@ export function controlTransfer(
       });
     });
     req.on('timeout', () => req.destroy(new Error('the gateway stopped answering during the transfer')));
-    req.on('error', (err: NodeJS.ErrnoException) => reject(notRunning(err, socketPath)));
+    req.on('error', (err: NodeJS.ErrnoException) => reject(socketProblem(err, socketPath)));
     if (files.upload) {
       const input = createReadStream(files.upload);
       // Not the socket's error: a file that cannot be read must not read as "no gateway runs".
-      input.on('error', (err) => req.destroy(new Error(`cannot read ${files.upload}: ${err.message}`)));
+      input.on('error', (err) => req.destroy(fileProblem(err, 'read', files.upload as string, false)));
       input.pipe(req);
     } else req.end();
   });

@@ -11,8 +11,8 @@ import {
   type EnumValue,
   narrowBody,
   type Schema,
-} from '../catalog/index.ts';
-import { isObject } from '../lib/object.ts';
+} from '../../catalog/index.ts';
+import { isObject } from '../../lib/object.ts';
 
 /** The body of a capability (or of one name of it) in a device state, if any. */
 export function bodyIn(

@@ -1,6 +1,6 @@
 import type { Bonjour } from 'bonjour-service';
-import type { Logger } from 'pino';
-import type { Settings } from './settings/index.ts';
+import type { Log } from '../../lib/log.ts';
+import type { Settings } from '../../settings/index.ts';
 
 export interface MdnsHandle {
   stop(): Promise<void>;
@@ -20,7 +20,7 @@ export function mdnsHostName(settings: Settings): string {
  * Advertises the gateway as `_ewelink._tcp` (optionally on one interface only, e.g. loopback in
  * tests). bonjour-service is loaded here, after the gateway listens: it is not needed to answer.
  */
-export async function startMdns(settings: Settings, port: number, log: Logger): Promise<MdnsHandle> {
+export async function startMdns(settings: Settings, port: number, log: Log): Promise<MdnsHandle> {
   const mod: { Bonjour?: typeof Bonjour; default?: { Bonjour: typeof Bonjour } } = await import('bonjour-service');
   // Under tsx its named export; from the bundle, esbuild hands this CommonJS package over as `default`.
   const BonjourService = (mod.Bonjour ?? mod.default?.Bonjour) as typeof Bonjour;
