@@ -434,6 +434,45 @@ export const settingDefs = [
     description: "Most viewers of one camera's live view at once.",
   },
   {
+    key: 'history.enabled',
+    schema: bool(),
+    default: true,
+    description:
+      "Record every device's state changes and the gateway's events (docs/history.md); off: nothing new is recorded, what is kept stays readable.",
+  },
+  {
+    key: 'history.batch_seconds',
+    schema: int({ min: 1, max: 300 }),
+    default: 5,
+    description:
+      'Seconds recorded values are gathered before they are written in one transaction (an SD card lasts longer with fewer writes); a crash (kill -9, power cut) loses at most this last batch of history.',
+  },
+  {
+    key: 'history.raw_days',
+    schema: int({ min: 1, max: 3650 }),
+    default: 10,
+    description: 'Days every recorded value is kept as reported; after that only its roll-ups remain.',
+  },
+  {
+    key: 'history.five_minute_days',
+    schema: int({ min: 1, max: 3650 }),
+    default: 90,
+    description: 'Days the 5-minute roll-ups (min, mean, max, reports) of numeric values are kept.',
+  },
+  {
+    key: 'history.hourly_days',
+    schema: int({ min: 0, max: 36500 }),
+    default: 3650,
+    description: 'Days the hourly roll-ups and the energy figures are kept; 0: for ever.',
+  },
+  {
+    key: 'history.logbook_days',
+    schema: int({ min: 1, max: 36500 }),
+    default: 365,
+    description:
+      'Days the logbook (state changes, presses, devices online/offline, added, renamed, removed, security modes, alarms) is kept.',
+  },
+  {
     key: 'homeassistant.enabled',
     schema: bool(),
     default: false,
