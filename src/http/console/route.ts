@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor } from '../../core/actor.ts';
 import type { Method, RouteDecl } from '../../core/route.ts';
+import { sendFile } from '../routes/file.ts';
 import { compileChecks, fastifyPath } from '../routes/input.ts';
 import type { SessionInfo } from './access.ts';
 import { statusOf } from './words.ts';
@@ -32,7 +33,7 @@ export type Answer = { status: number; body?: unknown };
 export type ConsoleResult = Answer | { sent: true };
 
 /** The core's route declaration (src/core/route.ts) with the console's own: its auth, and a handler that answers a status. */
-export interface ConsoleRoute extends Pick<RouteDecl, 'method' | 'path' | 'params' | 'body'> {
+export interface ConsoleRoute extends Pick<RouteDecl, 'method' | 'path' | 'params' | 'query' | 'body'> {
   auth: 'session' | 'none';
   // biome-ignore lint/suspicious/noExplicitAny: the input is checked at run time against the declared schemas
   handle(input: ConsoleInput<any, any>): Promise<ConsoleResult> | ConsoleResult;
@@ -56,10 +57,15 @@ export function consoleRouteOf(decl: RouteDecl): ConsoleRoute {
     path: decl.path,
     auth: 'session',
     ...(decl.params ? { params: decl.params } : {}),
+    ...(decl.query ? { query: decl.query } : {}),
     ...(decl.body ? { body: decl.body } : {}),
     async handle(input) {
       // Behind a session: its actor is always there.
       const r = await decl.handle({ ...input, actor: input.actor as Actor });
+      if (r.ok && r.file) {
+        sendFile(input.reply, r.file);
+        return { sent: true };
+      }
       return r.ok ? ok(r.data ?? {}) : refuse(r.status ?? statusOf(r.code), r.message);
     },
   };
