@@ -6,7 +6,9 @@ import { useRoute } from './hooks.ts';
 import { DashboardPage } from './pages/dashboard.tsx';
 import { DevicePage } from './pages/device.tsx';
 import { Devices } from './pages/devices.tsx';
+import { EnergyPage } from './pages/energy.tsx';
 import { GatewayPage } from './pages/gateway.tsx';
+import { LogbookPage } from './pages/logbook.tsx';
 import { Login } from './pages/login.tsx';
 import { SecurityPage } from './pages/security.tsx';
 import { alarming, auth, checkAuth, dismiss, gatewayName, live, notify, toasts, waiting } from './store.ts';
@@ -81,6 +83,8 @@ function Header({ page }: { page: string }) {
       <nav>
         {link('devices', 'Devices')}
         {link('security', 'Security')}
+        {link('logbook', 'Logbook')}
+        {link('energy', 'Energy')}
         {link('dashboard', 'Dashboard')}
         {link('gateway', 'Gateway')}
       </nav>
@@ -130,6 +134,10 @@ export function App() {
         <SecurityPage />
       ) : page === 'gateway' ? (
         <GatewayPage />
+      ) : page === 'logbook' ? (
+        <LogbookPage />
+      ) : page === 'energy' ? (
+        <EnergyPage />
       ) : page === 'dashboard' ? (
         <DashboardPage />
       ) : (
