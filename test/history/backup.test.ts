@@ -4,10 +4,12 @@
  * gateway could not read it is refused before anything changes.
  */
 import assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { factoryReset } from '../../src/core/maintenance/reset.ts';
 import { stagedPath } from '../../src/core/maintenance/store-restore.ts';
+import { openDb } from '../../src/store/db.ts';
 import { craftBackup } from '../helpers/crafted-backups.ts';
 import { call, type TestGateway, tempDir } from '../helpers/foundation.ts';
 import { DOOR, type HistoryRig, iso, ok, startHistoryRig, TEMPERATURE } from '../helpers/history.ts';
@@ -83,5 +85,36 @@ describe('a backup of a gateway with a history', () => {
     assert.ok(!r.ok);
     assert.match(r.message, /history_events, row \d+: value: not JSON/);
     assert.equal(existsSync(stagedPath(gw.gateway.paths.db)), false, 'nothing is staged');
+  });
+});
+
+describe('a factory reset', () => {
+  const count = (db: ReturnType<typeof openDb>) =>
+    ['history_devices', 'history_series', 'history_events', 'history_raw', 'history_batches', 'history_exclusions']
+      .map((t) => (db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n)
+      .reduce((a, b) => a + b, 0);
+
+  it('with the gateway stopped deletes the history in its one transaction', () => {
+    const copy = join(dir, 'offline.db');
+    copyFileSync(join(dir, 'with-history.backup'), copy);
+    const db = openDb(copy);
+    try {
+      assert.ok(count(db) > 0, 'the backup holds a history');
+      factoryReset(db);
+      assert.equal(count(db), 0);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('of the running gateway deletes the whole history and every exclusion', async () => {
+    const gw = restarted ?? rig.gw;
+    const history = gw.gateway.history();
+    assert.ok(history && history.devices().length > 0);
+    await gw.gateway.reset();
+    await history.idle();
+    assert.deepEqual(history.devices(), []);
+    assert.deepEqual(history.exclusions(), []);
+    assert.equal(count(gw.gateway.db), 0);
   });
 });
