@@ -14,6 +14,18 @@ import type { Location } from './sun.ts';
 import { iso } from './trace.ts';
 import type { Zone } from './zone.ts';
 
+/** A firing to come of a scheduled trigger. */
+export interface Firing {
+  /** The trigger's index in its definition. */
+  trigger: number;
+  /** The instant (UTC, ISO 8601). */
+  at: string;
+  /** The same instant on the wall in the gateway's zone, with its offset (`2025-03-30T03:00:00+02:00`). */
+  local: string;
+  /** `gap`: the time did not exist that day (clocks went forward; it fires at the change); `overlap`: it existed twice (it fires at the first). */
+  resolution?: 'gap' | 'overlap';
+}
+
 export interface SchedulerDeps {
   store: AutomationStore;
   clock: Clock;
@@ -132,12 +144,21 @@ export class Scheduler {
     this.timers.clear();
   }
 
-  /** When each scheduled trigger of a definition fires next. */
-  next(d: Definition, after: number): { trigger: number; at: string | null }[] {
-    return d.triggers.flatMap((t, i) => {
-      if (!isScheduled(t)) return [];
-      const o = nextOccurrence(t, after, this.deps.zone, this.deps.location);
-      return [{ trigger: i, at: o ? iso(o.at) : null }];
+  /** The next `count` firings of each scheduled trigger of a definition, soonest first. */
+  next(d: Definition, after: number, count: number): Firing[] {
+    const out: Firing[] = [];
+    const { zone, location } = this.deps;
+    d.triggers.forEach((t, trigger) => {
+      if (!isScheduled(t)) return;
+      let from = after;
+      for (let n = 0; n < count; n++) {
+        const o = nextOccurrence(t, from, zone, location);
+        if (!o) break;
+        const resolution = o.resolution && o.resolution !== 'exact' ? { resolution: o.resolution } : {};
+        out.push({ trigger, at: iso(o.at), local: zone.localIso(o.at), ...resolution });
+        from = o.at;
+      }
     });
+    return out.sort((a, b) => a.at.localeCompare(b.at) || a.trigger - b.trigger);
   }
 }

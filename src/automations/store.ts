@@ -53,6 +53,15 @@ interface StoredRun {
   queued_at: number;
 }
 
+/** The head of the trace of a definition's last run. */
+export interface LastRun {
+  run_id: string;
+  result: string;
+  started_at: string;
+  ended_at: string | null;
+  reason: string | null;
+}
+
 /** Why a definition whose stored JSON cannot be read is broken. */
 export const UNREADABLE = 'definition: the stored definition cannot be read';
 
@@ -228,6 +237,11 @@ export class AutomationStore {
     );
   }
 
+  /** Every hold of every definition (a store restored from a backup starts with none). */
+  deleteAllHolds(): void {
+    this.db.prepare('DELETE FROM automation_holds').run();
+  }
+
   deleteHolds(automationId: string): void {
     this.db.prepare('DELETE FROM automation_holds WHERE automation_id = ?').run(automationId);
   }
@@ -258,20 +272,39 @@ export class AutomationStore {
 
   // ---- traces ----
 
-  /** Keeps a finished trace; the oldest of its bucket past the limit go. */
+  /**
+   * Keeps a finished trace; the oldest of its bucket past the limit go. A trace of a definition
+   * removed meanwhile (a batch of traces not run written after it went) is not kept.
+   */
   addTrace(t: Trace, startedAt: number): void {
     const bucket = bucketOf(t);
-    this.db
+    const added = this.db
       .prepare(
-        'INSERT INTO automation_traces (automation_id, run_id, bucket, started_at, trace) VALUES (?, ?, ?, ?, ?)',
+        `INSERT INTO automation_traces (automation_id, run_id, bucket, started_at, trace)
+         SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM automations WHERE id = ?)`,
       )
-      .run(t.automation_id, t.run_id, bucket, startedAt, JSON.stringify(t));
+      .run(t.automation_id, t.run_id, bucket, startedAt, JSON.stringify(t), t.automation_id);
+    if (added.changes === 0) return;
     this.db
       .prepare(
         `DELETE FROM automation_traces WHERE automation_id = ? AND bucket = ? AND id NOT IN
            (SELECT id FROM automation_traces WHERE automation_id = ? AND bucket = ? ORDER BY id DESC LIMIT ?)`,
       )
       .run(t.automation_id, bucket, t.automation_id, bucket, automationLimits.traces);
+  }
+
+  /** The run that ended last of each definition (its trace's head), by definition id. */
+  lastRuns(): Map<string, LastRun> {
+    const rows = this.db
+      .prepare<[], LastRun & { automation_id: string }>(
+        `SELECT automation_id, run_id, json_extract(trace, '$.result') AS result,
+           json_extract(trace, '$.started_at') AS started_at, json_extract(trace, '$.ended_at') AS ended_at,
+           json_extract(trace, '$.reason') AS reason
+         FROM automation_traces
+         WHERE id IN (SELECT max(id) FROM automation_traces WHERE bucket != 'not_run' GROUP BY automation_id)`,
+      )
+      .all();
+    return new Map(rows.map(({ automation_id, ...r }) => [automation_id, { ...r, reason: r.reason ?? null }]));
   }
 
   /** The kept traces of an automation, newest first (optionally of one bucket). */

@@ -99,6 +99,16 @@ export class Zone {
     return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - whole;
   }
 
+  /** ISO 8601 of an instant on this zone's wall, with its offset: `2025-03-30T03:00:00+02:00`. */
+  localIso(t: number): string {
+    const w = this.wall(t);
+    const two = (n: number) => String(n).padStart(2, '0');
+    const off = Math.round(this.offset(t) / 60_000);
+    const sign = off < 0 ? '-' : '+';
+    const abs = Math.abs(off);
+    return `${dateText(w)}T${two(w.hour)}:${two(w.minute)}:${two(w.second)}${sign}${two(Math.floor(abs / 60))}:${two(abs % 60)}`;
+  }
+
   /** Seconds since local midnight of instant `t` (as the wall clock shows it). */
   secondOfDay(t: number): number {
     const w = this.wall(t);

@@ -1,18 +1,17 @@
 /**
  * A home for the automation tests: a real test gateway (its store, bus, device service, alarm,
- * speaker with a recording sink) on a manual clock, optionally with devices on the simulated
- * Zigbee network (a Zigbee2MQTT simulator on its own embedded broker, as a real Zigbee2MQTT runs
- * beside the gateway and outlives its restarts), and the automation engine built on the
- * gateway's services through corePorts, as the gateway will build it.
+ * speaker with a recording sink, and its automation engine) on a manual clock, optionally with
+ * devices on the simulated Zigbee network (a Zigbee2MQTT simulator on its own embedded broker, as
+ * a real Zigbee2MQTT runs beside the gateway and outlives its restarts).
  */
 
 import type { AutomationEngine } from '../../src/automations/index.ts';
 import type { BusEvent, EventName } from '../../src/core/event-bus.ts';
 import { RecordingSink } from '../../src/drivers/audio/recording-sink.ts';
 import { type SimNetwork, startSimNetwork } from '../../src/drivers/zigbee-sim/index.ts';
+import type { Gateway } from '../../src/gateway.ts';
 import { ManualClock, settle } from '../helpers/clock.ts';
 import { startGateway, type TestGateway } from '../helpers/foundation.ts';
-import { engineOn } from './engine-on.ts';
 
 export const S = 1000;
 export const MIN = 60 * S;
@@ -23,7 +22,7 @@ export interface Home {
   sink: RecordingSink;
   engine: AutomationEngine;
   net?: SimNetwork;
-  /** Events of the gateway's bus since the engine started (this gateway's). */
+  /** Events of the gateway's bus since it was built (this gateway's, its engine's start among them). */
   events: BusEvent[];
   /** The serial number and the simulator's IEEE address of the first device of a model. */
   device(model: string): { serial: string; ieee: string };
@@ -32,7 +31,7 @@ export interface Home {
    * starts both again on the same data folder (the Zigbee network stays up, as Zigbee2MQTT does).
    */
   restart(downMs?: number): Promise<Home>;
-  /** Builds a new engine on the same running gateway (a restart of the engine alone). */
+  /** Stops and starts the engine of the running gateway (a restart of the engine alone: it keeps nothing in memory). */
   restartEngine(): void;
   stop(): Promise<void>;
 }
@@ -79,25 +78,27 @@ export async function startHome(opts: HomeOptions = {}): Promise<Home> {
     location: opts.location ?? '52.52,13.405',
     automations: { grace_minutes: opts.graceMinutes ?? 15 },
   };
+  /** Events of the gateway now running, from before its engine started. */
+  let events: BusEvent[] = [];
+  const beforeStart = (gateway: Gateway) => {
+    const mine: BusEvent[] = [];
+    events = mine;
+    gateway.bus.subscribe((e) => mine.push(e));
+  };
   const launch = async (g: TestGateway): Promise<Home> => {
-    const events: BusEvent[] = [];
-    const build = () => {
-      const engine = engineOn(g.gateway, clock, g.url);
-      engine.start();
-      return engine;
-    };
-    const off = g.gateway.bus.subscribe((e) => events.push(e));
     if (net) {
       // Every simulated device announced (the driver's start is done when the gateway's is).
       await until(() => g.gateway.devices.registry.list().length >= (opts.zigbee as number));
     }
+    const engine = g.gateway.automations();
+    if (!engine) throw new Error('the gateway has no automation engine');
     const home: Home = {
       g,
       clock,
       sink,
       net,
       events,
-      engine: build(),
+      engine,
       device(model) {
         const sim = net
           ?.sim()
@@ -108,27 +109,21 @@ export async function startHome(opts: HomeOptions = {}): Promise<Home> {
         return { serial: d.serial_number, ieee: sim.ieee };
       },
       async restart(downMs = 0) {
-        home.engine.stop();
-        off();
-        const next = await g.restart();
-        // The engine starts after the gateway (as it will in the gateway): the time down passes before it.
-        clock.advance(downMs);
-        return launch(next);
+        // The time down passes between the stop and the start, as for a gateway that was off.
+        return launch(await g.restart(() => clock.advance(downMs)));
       },
       restartEngine() {
         home.engine.stop();
-        home.engine = build();
+        home.engine.start();
       },
       async stop() {
-        home.engine.stop();
-        off();
         await g.stop();
         await net?.stop();
       },
     };
     return home;
   };
-  const g = await startGateway({ overrides, gatewayOptions: { clock, audio: { sink } } });
+  const g = await startGateway({ overrides, gatewayOptions: { clock, audio: { sink } }, beforeStart });
   return launch(g);
 }
 
