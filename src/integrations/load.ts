@@ -61,7 +61,10 @@ export async function loadIntegrations(
  * automations), as the generated documents show them (docs/openapi.json, docs/asyncapi.json):
  * the declarations only, whose handlers are never called.
  */
-export async function documented(): Promise<{ routes: RouteDecl[]; events: NonNullable<IntegrationEvents['openApi']> }> {
+export async function documented(): Promise<{
+  routes: RouteDecl[];
+  events: NonNullable<IntegrationEvents['openApi']>;
+}> {
   const { documentedRoutes, AUTOMATION_EVENTS } = await import('../automations/integration.ts');
   return { routes: documentedRoutes(), events: AUTOMATION_EVENTS.openApi };
 }
