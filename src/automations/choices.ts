@@ -85,7 +85,8 @@ export function deviceChoices(d: DeviceView): DeviceChoices {
   for (const [capability, dc] of indexDevice(d.capabilities)) {
     const entries = dc.single ? [[undefined, dc.single] as const] : [...dc.names.entries()];
     for (const [name, entry] of entries) {
-      if (permissionBits(entry.cap.permission).control) controllable = true;
+      // As D4 takes it: the control bit, or a control body the catalog gives a reporting capability (identify).
+      if (permissionBits(entry.cap.permission).control || entry.body.def.control) controllable = true;
       if (PRESS_CAPS.has(capability)) {
         const ref = { capability, ...(name !== undefined ? { name } : {}), field: 'press' };
         const r = resolveRef(d.capabilities, ref, '', []);

@@ -5,6 +5,7 @@
  * a real Zigbee2MQTT runs beside the gateway and outlives its restarts).
  */
 
+import type { Logger } from 'pino';
 import type { AutomationEngine } from '../../src/automations/index.ts';
 import type { BusEvent, EventName } from '../../src/core/event-bus.ts';
 import { RecordingSink } from '../../src/drivers/audio/recording-sink.ts';
@@ -44,6 +45,8 @@ export interface HomeOptions {
   graceMinutes?: number;
   /** The clock's start (epoch ms). */
   at?: number;
+  /** The gateway's logger (a test that reads what was logged). */
+  log?: Logger;
 }
 
 /** Waits (real time, for the network) until `pred` holds; fails after `ms`. */
@@ -123,7 +126,8 @@ export async function startHome(opts: HomeOptions = {}): Promise<Home> {
     };
     return home;
   };
-  const g = await startGateway({ overrides, gatewayOptions: { clock, audio: { sink } }, beforeStart });
+  const gatewayOptions = { clock, audio: { sink }, ...(opts.log ? { log: opts.log } : {}) };
+  const g = await startGateway({ overrides, gatewayOptions, beforeStart });
   return launch(g);
 }
 
