@@ -382,6 +382,11 @@ export class AutomationEngine {
     this.changed(d.id, broken ? 'broken' : 'repaired', broken);
   }
 
+  /** Tells of a definition removed without remove() (a factory reset cleared the store under a stopped engine). */
+  tellRemoved(id: string): void {
+    this.changed(id, 'removed', null);
+  }
+
   private changed(
     id: string,
     change: 'saved' | 'removed' | 'enabled' | 'disabled' | 'broken' | 'repaired',

@@ -25,14 +25,6 @@ export const OPEN_API_BASE = '/opencube/automations';
 /** Where the console's API serves them. */
 export const CONSOLE_BASE = '/automations';
 
-/** A scene as Home Assistant shows it (a scene entity that runs it). */
-export interface SceneView {
-  id: string;
-  name: string;
-  /** Enabled and whole: it can run. */
-  available: boolean;
-}
-
 /** What tests pass (GatewayOptions.integrations.automations): a shorter batch of the traces not run. */
 export interface AutomationsOptions {
   notRun?: NotRunOptions;
@@ -141,7 +133,8 @@ export class AutomationsIntegration implements Integration<Settings> {
 
   /** What other integrations ask by name (Home Assistant: the scenes, and running one). */
   readonly calls = {
-    scenes: async (): Promise<SceneView[]> =>
+    /** The scenes, each `{id, name, available}` (enabled and whole). */
+    scenes: async () =>
       (this.engine?.list() ?? [])
         .filter((d) => d.kind === 'scene')
         .map((d) => ({ id: d.id, name: d.name, available: d.enabled && d.broken === null })),
@@ -152,15 +145,21 @@ export class AutomationsIntegration implements Integration<Settings> {
     },
   };
 
-  /** The engine stops while the reset clears its definitions, and starts afresh on the empty store. */
+  /**
+   * The engine stops while the reset clears its definitions, and starts afresh on the empty store;
+   * each definition gone is told (`automation#changed`: consoles and Home Assistant follow).
+   */
   async aroundReset(reset: () => Promise<void>): Promise<void> {
     const engine = this.engine;
-    const wasRunning = engine?.started ?? false;
-    engine?.stop();
+    if (!engine) return reset();
+    const wasRunning = engine.started;
+    const before = engine.list().map((d) => d.id);
+    engine.stop();
     try {
       await reset();
     } finally {
-      if (wasRunning) engine?.start();
+      if (wasRunning) engine.start();
+      for (const id of before) if (!engine.get(id)) engine.tellRemoved(id);
     }
   }
 }
