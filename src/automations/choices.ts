@@ -12,44 +12,14 @@ import { reportSchema, soundNames } from '../catalog/index.ts';
 import { permissionBits } from '../catalog/permissions.ts';
 import type { Schema } from '../catalog/schema.ts';
 import { automationLimits } from './limits.ts';
-import type { Definition } from './model.ts';
 import type { DeviceView } from './ports.ts';
 import { checkValue, resolveRef } from './values.ts';
+import type { Choices, DeviceChoices, ValueChoice } from './views.ts';
 
-export interface ValueChoice {
-  capability: string;
-  name?: string;
-  field: string;
-  type: 'enum' | 'boolean' | 'number' | 'string';
-  values?: readonly unknown[];
-  min?: number;
-  max?: number;
-  unit?: string;
-}
+export type { Choices, DeviceChoices, ValueChoice };
 
-type Press = 'singlePress' | 'doublePress' | 'longPress';
+type Press = DeviceChoices['presses'][number]['presses'][number];
 const PRESSES: readonly Press[] = ['singlePress', 'doublePress', 'longPress'];
-
-export interface DeviceChoices {
-  serial_number: string;
-  name: string;
-  online: boolean;
-  values: ValueChoice[];
-  presses: { name?: string; presses: Press[] }[];
-  /** Whether it takes commands (a device action); the console offers its controls. */
-  controllable: boolean;
-}
-
-export interface Choices {
-  devices: DeviceChoices[];
-  security_modes: { sid: number; name: string }[];
-  sounds: string[];
-  tts_engines: { id: string; name: string }[];
-  definitions: { id: string; kind: Definition['kind']; name: string }[];
-  time_zone: string;
-  location: boolean;
-  limits: Record<string, number>;
-}
 
 /** Capabilities a press trigger reads (not offered as values). */
 const PRESS_CAPS = new Set(['press', 'multi-press']);
@@ -116,7 +86,7 @@ export interface ChoiceSources {
   devices: readonly DeviceView[];
   modes: readonly { sid: number; name: string }[];
   engines: readonly { id: string; name: string }[];
-  definitions: readonly Definition[];
+  definitions: readonly { id: string; kind: 'scene' | 'automation'; name: string }[];
   timeZone: string;
   hasLocation: boolean;
 }

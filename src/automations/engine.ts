@@ -21,8 +21,8 @@ import { NOT_RUN_BATCH, NotRunBuffer, type NotRunOptions } from './not-run.ts';
 import type { EnginePorts } from './ports.ts';
 import { Runs } from './runs.ts';
 import { isScheduled } from './schedule.ts';
-import { type Firing as NextFiring, Scheduler } from './scheduler.ts';
-import { AutomationStore, type LastRun, UNREADABLE } from './store.ts';
+import { Scheduler } from './scheduler.ts';
+import { AutomationStore, UNREADABLE } from './store.ts';
 import { type Location, parseLocation } from './sun.ts';
 import {
   type Bucket,
@@ -35,20 +35,15 @@ import {
   triggerOf,
 } from './trace.ts';
 import { validateDefinition } from './validate.ts';
+import type { DefinitionStatus, NextFiring } from './views.ts';
+
+export type { DefinitionStatus };
+
 import { resolveRef } from './values.ts';
 import { machineZone, Zone } from './zone.ts';
 
 export type Saved = { ok: true; definition: Definition } | { ok: false; errors: string[] };
 export type Started = { ok: true; run_id: string } | { ok: false; message: string };
-
-/** How a definition is doing now: its runs under way, the last that ended, when it fires next. */
-export interface DefinitionStatus {
-  /** Runs running, waiting (in a delay or wait) or queued. */
-  running: number;
-  last_run: LastRun | null;
-  /** The soonest firing of its time and sun triggers (null: none scheduled). */
-  next_firing: string | null;
-}
 
 /**
  * What a start is told besides the store: it was restored from a backup taken at `taken_at`

@@ -12,19 +12,8 @@ import { isScheduled, nextOccurrence, type Occurrence, occurrencesBetween } from
 import type { AutomationStore } from './store.ts';
 import type { Location } from './sun.ts';
 import { iso } from './trace.ts';
+import type { NextFiring } from './views.ts';
 import type { Zone } from './zone.ts';
-
-/** A firing to come of a scheduled trigger. */
-export interface Firing {
-  /** The trigger's index in its definition. */
-  trigger: number;
-  /** The instant (UTC, ISO 8601). */
-  at: string;
-  /** The same instant on the wall in the gateway's zone, with its offset (`2025-03-30T03:00:00+02:00`). */
-  local: string;
-  /** `gap`: the time did not exist that day (clocks went forward; it fires at the change); `overlap`: it existed twice (it fires at the first). */
-  resolution?: 'gap' | 'overlap';
-}
 
 export interface SchedulerDeps {
   store: AutomationStore;
@@ -145,8 +134,8 @@ export class Scheduler {
   }
 
   /** The next `count` firings of each scheduled trigger of a definition, soonest first. */
-  next(d: Definition, after: number, count: number): Firing[] {
-    const out: Firing[] = [];
+  next(d: Definition, after: number, count: number): NextFiring[] {
+    const out: NextFiring[] = [];
     const { zone, location } = this.deps;
     d.triggers.forEach((t, trigger) => {
       if (!isScheduled(t)) return;

@@ -8,6 +8,7 @@ import type { Db } from '../store/db.ts';
 import { automationLimits } from './limits.ts';
 import type { Definition, DefinitionInput } from './model.ts';
 import { type Bucket, bucketOf, type Cause, type Trace } from './trace.ts';
+import type { LastRun } from './views.ts';
 
 /** A run as the journal keeps it. */
 export interface RunRow {
@@ -51,15 +52,6 @@ interface StoredRun {
   context: string;
   trace: string;
   queued_at: number;
-}
-
-/** The head of the trace of a definition's last run. */
-export interface LastRun {
-  run_id: string;
-  result: string;
-  started_at: string;
-  ended_at: string | null;
-  reason: string | null;
 }
 
 /** Why a definition whose stored JSON cannot be read is broken. */
