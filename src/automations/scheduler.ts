@@ -13,7 +13,7 @@ import type { AutomationStore } from './store.ts';
 import type { Location } from './sun.ts';
 import { iso } from './trace.ts';
 import type { NextFiring } from './views.ts';
-import type { Zone } from './zone.ts';
+import { localIso, type Zone } from './zone.ts';
 
 export interface SchedulerDeps {
   store: AutomationStore;
@@ -144,7 +144,7 @@ export class Scheduler {
         const o = nextOccurrence(t, from, zone, location);
         if (!o) break;
         const resolution = o.resolution && o.resolution !== 'exact' ? { resolution: o.resolution } : {};
-        out.push({ trigger, at: iso(o.at), local: zone.localIso(o.at), ...resolution });
+        out.push({ trigger, at: iso(o.at), local: localIso(zone, o.at), ...resolution });
         from = o.at;
       }
     });

@@ -175,11 +175,12 @@ describe('a backup taken while the gateway runs', () => {
     const r = await runCli(['restore', file, '--data-dir', target]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^restored .*b\.db into .*restored: 0 devices \(0 cameras\), 0 tokens/);
-    assert.match(r.stdout, /OPENCUBE_NAME=attic/);
-    assert.match(r.stdout, /OPENCUBE_ZIGBEE_MQTT_URL=mqtt:\/\/z2m:\[redacted\]@10\.1\.2\.3:1883/);
+    assert.match(r.stdout, /OPENCUBE_NAME='attic'/);
+    assert.match(r.stdout, /OPENCUBE_ZIGBEE_MQTT_URL='mqtt:\/\/z2m:\[redacted\]@10\.1\.2\.3:1883'/);
     assert.equal(r.stdout.includes('pa55word'), false);
+    // Quoted, for systemd's EnvironmentFile and for a shell (test/security/crafted-backups.test.ts).
     const env = readFileSync(join(target, 'settings-from-backup.env'), 'utf8');
-    assert.match(env, /^OPENCUBE_ZIGBEE_MQTT_URL=mqtt:\/\/z2m:pa55word@10\.1\.2\.3:1883$/m);
+    assert.match(env, /^OPENCUBE_ZIGBEE_MQTT_URL='mqtt:\/\/z2m:pa55word@10\.1\.2\.3:1883'$/m);
     assert.equal(statSync(join(target, 'settings-from-backup.env')).mode & 0o777, 0o600);
   });
 });
@@ -356,12 +357,25 @@ describe('the CLI', () => {
     const dir = tempDir('opencube-cli-');
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'nightly.backup');
+    // A scene and an automation, counted in the summary.
+    const made = await Promise.all(
+      [
+        { kind: 'scene', name: 'Night', actions: [{ type: 'notify', message: 'night' }] },
+        {
+          kind: 'automation',
+          name: 'At seven',
+          triggers: [{ type: 'time', at: '07:00' }],
+          actions: [{ type: 'notify', message: 'morning' }],
+        },
+      ].map((body) => call(a.url, 'POST', rest('v2', 'opencube/automations'), { token: rig.token, body })),
+    );
+    for (const r of made) assert.equal(r.json?.error, 0, r.text);
 
     const backup = await runCli(['backup', file, '--data-dir', a.dataDir]);
     assert.equal(backup.code, 0, backup.stderr);
     assert.equal(
       backup.stdout,
-      `backup written to ${file}: 4 devices (1 cameras), 1 tokens, 1 TTS engines, 1 cards, 3 security modes\n`,
+      `backup written to ${file}: 4 devices (1 cameras), 1 tokens, 1 TTS engines, 1 cards, 3 security modes, 1 scenes, 1 automations\n`,
     );
     assert.equal(statSync(file).mode & 0o777, 0o600);
     assert.deepEqual(readdirSync(dir), ['nightly.backup'], 'no partial file is left');
