@@ -6,7 +6,7 @@
  */
 
 import type { Logger } from 'pino';
-import type { AutomationEngine } from '../../src/automations/index.ts';
+import type { AutomationEngine, DefinitionInput } from '../../src/automations/index.ts';
 import type { BusEvent, EventName } from '../../src/core/event-bus.ts';
 import { RecordingSink } from '../../src/drivers/audio/recording-sink.ts';
 import { type SimNetwork, startSimNetwork } from '../../src/drivers/zigbee-sim/index.ts';
@@ -134,4 +134,19 @@ export async function startHome(opts: HomeOptions = {}): Promise<Home> {
 /** The events of one name. */
 export function named<N extends EventName>(events: BusEvent[], name: N): BusEvent<N>[] {
   return events.filter((e) => e.name === name) as BusEvent<N>[];
+}
+
+/** The motion automation of the issue: the light on, two minutes, the light off (restarted by new motion). */
+export function hallLight(motion: string, light: string): DefinitionInput {
+  return {
+    kind: 'automation',
+    name: 'Hall light on motion',
+    mode: 'restart',
+    triggers: [{ type: 'state', device: motion, capability: 'motion', to: true }],
+    actions: [
+      { type: 'device', device: light, state: { power: { powerState: 'on' } } },
+      { type: 'delay', seconds: 120 },
+      { type: 'device', device: light, state: { power: { powerState: 'off' } } },
+    ],
+  };
 }

@@ -14,10 +14,10 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { linkToken } from '../../scripts/reliability/gateway-process.ts';
 import { type SimNetwork, startSimNetwork } from '../../src/drivers/zigbee-sim/index.ts';
-import { type CliProcess, freePort, runCli, spawnCli } from '../helpers/cli.ts';
+import { type CliProcess, freePort, runCli, spawnCli, startArgs } from '../helpers/cli.ts';
 import { call, rest, tempDir } from '../helpers/foundation.ts';
 import { openEvents } from '../helpers/sse.ts';
-import { MIN, S, until } from './home.ts';
+import { hallLight, MIN, S, until } from './home.ts';
 
 const DEVICES = 12;
 const HOUR = 60 * MIN;
@@ -39,17 +39,10 @@ interface Proc {
 /** `opencube start` on `dataDir` and `port`, its clock at `at`, its Zigbee the network `net`. */
 async function launch(dataDir: string, port: number, at: number, net: SimNetwork): Promise<Proc> {
   const cli = spawnCli(
-    [
-      'start',
-      '--no-supervise',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--data-dir',
+    startArgs(
+      port,
       dataDir,
-      '--mdns',
-      'false',
+      '--no-supervise',
       '--audio-sink',
       'null',
       '--zigbee-mode',
@@ -62,7 +55,7 @@ async function launch(dataDir: string, port: number, at: number, net: SimNetwork
       '52.52,13.405',
       '--log-level',
       'warn',
-    ],
+    ),
     { env: { OPENCUBE_TEST_CLOCK: String(at) }, stdin: true },
   );
   try {
@@ -154,17 +147,7 @@ describe('a motion sensor and a light, in the gateway process', () => {
     const api = client(() => p, token);
     const light = await device(p, token, net, 'LED1836G9');
     const motion = await device(p, token, net, 'RTCGQ11LM');
-    const saved = await api.open('POST', OPEN, {
-      kind: 'automation',
-      name: 'Hall light on motion',
-      mode: 'restart',
-      triggers: [{ type: 'state', device: motion.serial, capability: 'motion', to: true }],
-      actions: [
-        { type: 'device', device: light.serial, state: { power: { powerState: 'on' } } },
-        { type: 'delay', seconds: 120 },
-        { type: 'device', device: light.serial, state: { power: { powerState: 'off' } } },
-      ],
-    });
+    const saved = await api.open('POST', OPEN, hallLight(motion.serial, light.serial));
     assert.equal(saved.error, 0, JSON.stringify(saved));
     const id = saved.data.definition.id;
     const waiting = async () => {
