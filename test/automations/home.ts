@@ -7,6 +7,7 @@
 
 import type { Logger } from 'pino';
 import type { AutomationEngine, DefinitionInput } from '../../src/automations/index.ts';
+import type { NotRunOptions } from '../../src/automations/not-run.ts';
 import type { BusEvent, EventName } from '../../src/core/event-bus.ts';
 import { RecordingSink } from '../../src/drivers/audio/recording-sink.ts';
 import { type SimNetwork, startSimNetwork } from '../../src/drivers/zigbee-sim/index.ts';
@@ -47,6 +48,8 @@ export interface HomeOptions {
   at?: number;
   /** The gateway's logger (a test that reads what was logged). */
   log?: Logger;
+  /** How the traces of triggers not run are batched (default: the engine's, once a minute). */
+  notRun?: NotRunOptions;
 }
 
 /** Waits (real time, for the network) until `pred` holds; fails after `ms`. */
@@ -126,7 +129,12 @@ export async function startHome(opts: HomeOptions = {}): Promise<Home> {
     };
     return home;
   };
-  const gatewayOptions = { clock, audio: { sink }, ...(opts.log ? { log: opts.log } : {}) };
+  const gatewayOptions = {
+    clock,
+    audio: { sink },
+    ...(opts.log ? { log: opts.log } : {}),
+    ...(opts.notRun ? { integrations: { automations: { notRun: opts.notRun } } } : {}),
+  };
   const g = await startGateway({ overrides, gatewayOptions, beforeStart });
   return launch(g);
 }
