@@ -9,13 +9,13 @@ import { colourHex, humanize } from '../format.ts';
 import type { Control, Device } from '../types.ts';
 import { Comparison, DeviceField, DurationField, Field, liveDevice } from './rule-fields.tsx';
 import {
+  ChoiceField,
   optional,
   Problems,
   type Row,
   RowButtons,
   type RowContext,
   type RowProps,
-  TypeField,
   ValueRef,
   valueRow,
 } from './rule-parts.tsx';
@@ -32,6 +32,7 @@ export const ACTIONS: [string, string][] = [
   ['notify', 'Send a notification'],
 ];
 
+/** A new action of a type. */
 export function newAction(ctx: RowContext, type: string): Row {
   switch (type) {
     case 'device': {
@@ -62,6 +63,7 @@ export function newAction(ctx: RowContext, type: string): Row {
   }
 }
 
+/** The command of one control (console/src/components/controls.tsx sends the same). */
 export function controlCommand(c: Control, value: unknown): Row {
   const inner = c.kind === 'color' ? value : { [c.field]: value };
   return c.name === undefined ? { [c.capability]: inner } : { [c.capability]: { [c.name]: inner } };
@@ -233,7 +235,7 @@ export function ActionRow(p: RowProps) {
   const others = ctx.choices.definitions.filter((x) => x.id !== ctx.self);
   return (
     <fieldset class="rule" data-path={p.path}>
-      <TypeField label="Then" types={ACTIONS} value={row.type} onChange={(t) => p.onChange(newAction(ctx, t))} />
+      <ChoiceField label="Then" options={ACTIONS} value={row.type} onChange={(t) => p.onChange(newAction(ctx, t))} />
       {row.type === 'device' && <DeviceAction ctx={ctx} row={row} onChange={p.onChange} />}
       {row.type === 'scene' && (
         <Field label="Scene">
@@ -256,12 +258,15 @@ export function ActionRow(p: RowProps) {
       )}
       {row.type === 'security' && (
         <>
-          <Field label="Do">
-            <select value={String(row.action)} onChange={(e) => set({ action: (e.target as HTMLSelectElement).value })}>
-              <option value="arm">Arm</option>
-              <option value="disarm">Disarm</option>
-            </select>
-          </Field>
+          <ChoiceField
+            label="Do"
+            options={[
+              ['arm', 'Arm'],
+              ['disarm', 'Disarm'],
+            ]}
+            value={row.action}
+            onChange={(action) => set({ action })}
+          />
           <Field label="Mode">
             <select
               value={row.sid === undefined ? '' : String(row.sid)}
@@ -357,32 +362,28 @@ export function ActionRow(p: RowProps) {
             value={row.timeout_seconds}
             onChange={(s) => set({ timeout_seconds: s ?? 1 })}
           />
-          <Field label="Then">
-            <select
-              value={row.on_timeout === 'stop' ? 'stop' : 'continue'}
-              onChange={(e) =>
-                p.onChange(
-                  optional(row, 'on_timeout', (e.target as HTMLSelectElement).value === 'stop' ? 'stop' : undefined),
-                )
-              }
-            >
-              <option value="continue">go on at the time-out</option>
-              <option value="stop">stop the run at the time-out</option>
-            </select>
-          </Field>
+          <ChoiceField
+            label="At the time-out"
+            options={[
+              ['continue', 'go on'],
+              ['stop', 'stop the run'],
+            ]}
+            value={row.on_timeout === 'stop' ? 'stop' : 'continue'}
+            onChange={(v) => p.onChange(optional(row, 'on_timeout', v === 'stop' ? 'stop' : undefined))}
+          />
         </>
       )}
       {row.type === 'automation' && (
         <>
-          <Field label="Do">
-            <select
-              value={row.enabled ? 'enable' : 'disable'}
-              onChange={(e) => set({ enabled: (e.target as HTMLSelectElement).value === 'enable' })}
-            >
-              <option value="enable">Enable</option>
-              <option value="disable">Disable</option>
-            </select>
-          </Field>
+          <ChoiceField
+            label="Do"
+            options={[
+              ['enable', 'Enable'],
+              ['disable', 'Disable'],
+            ]}
+            value={row.enabled ? 'enable' : 'disable'}
+            onChange={(v) => set({ enabled: v === 'enable' })}
+          />
           <Field label="Which">
             <select
               value={String(row.automation ?? '')}

@@ -24,19 +24,18 @@ export function valueRow(ctx: RowContext, type: string, extra: (first: unknown) 
   return { type, ...(dc && v ? { device: dc.serial_number, ...refOf(v), ...extra(firstValue(v)) } : {}) };
 }
 
-/** A new trigger of a type. */
-
-export function TypeField(p: {
+/** A choice among fixed options (`[value, words]`), the value as the row keeps it in words the person reads. */
+export function ChoiceField(p: {
   label: string;
-  types: [string, string][];
+  options: readonly (readonly [string, string])[];
   value: unknown;
-  onChange: (type: string) => void;
+  onChange: (value: string) => void;
 }) {
   return (
     <Field label={p.label}>
       <select value={String(p.value)} onChange={(e) => p.onChange((e.target as HTMLSelectElement).value)}>
-        {p.types.map(([t, words]) => (
-          <option key={t} value={t}>
+        {p.options.map(([v, words]) => (
+          <option key={v} value={v}>
             {words}
           </option>
         ))}
@@ -103,8 +102,6 @@ export interface RowProps {
   onDown?: () => void;
 }
 
-/** A trigger (WHEN). */
-
 export function withDays(row: Row, days: string[] | undefined): Row {
   const { weekdays: _w, ...rest } = row;
   return days ? { ...rest, weekdays: days } : rest;
@@ -139,20 +136,18 @@ export function SecurityFields(p: { ctx: RowContext; row: Row; onChange: (row: R
           ))}
         </select>
       </Field>
-      <Field label="Is">
-        <select
-          value={String(p.row.state)}
-          onChange={(e) => p.onChange({ ...p.row, state: (e.target as HTMLSelectElement).value })}
-        >
-          <option value="armed">armed</option>
-          <option value="disarmed">disarmed</option>
-        </select>
-      </Field>
+      <ChoiceField
+        label="Is"
+        options={[
+          ['armed', 'armed'],
+          ['disarmed', 'disarmed'],
+        ]}
+        value={p.row.state}
+        onChange={(state) => p.onChange({ ...p.row, state })}
+      />
     </>
   );
 }
-
-/** A condition (AND IF); a group holds conditions of its own. */
 
 export function optional(row: Row, key: string, v: unknown): Row {
   const { [key]: _drop, ...rest } = row;

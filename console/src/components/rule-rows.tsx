@@ -5,8 +5,9 @@
  * type starts it afresh with valid defaults (the first device that offers what the type needs).
  */
 import { ActionRow, newAction } from './rule-action.tsx';
-import { Comparison, DeviceField, Field, liveDevice, SunFields, TimeField, WeekdaysField } from './rule-fields.tsx';
+import { Comparison, DeviceField, liveDevice, SunFields, TimeField, WeekdaysField } from './rule-fields.tsx';
 import {
+  ChoiceField,
   NoLocation,
   optional,
   Problems,
@@ -15,7 +16,6 @@ import {
   type RowContext,
   type RowProps,
   SecurityFields,
-  TypeField,
   ValueRef,
   valueRow,
   withDays,
@@ -34,6 +34,7 @@ const CONDITIONS: [string, string][] = [
   ['all', 'All of these'],
 ];
 
+/** A new condition of a type. */
 function newCondition(ctx: RowContext, type: string): Row {
   const any = ctx.choices.devices[0]?.serial_number;
   switch (type) {
@@ -54,6 +55,7 @@ function newCondition(ctx: RowContext, type: string): Row {
   }
 }
 
+/** A condition (AND IF); a group holds conditions of its own. */
 export function ConditionRow(p: RowProps & { depth: number }) {
   const { row, ctx } = p;
   const set = (patch: Row) => p.onChange({ ...row, ...patch });
@@ -67,7 +69,7 @@ export function ConditionRow(p: RowProps & { depth: number }) {
   const types = p.depth >= 4 ? CONDITIONS.filter(([t]) => !['any', 'not', 'all'].includes(t)) : CONDITIONS;
   return (
     <fieldset class={group ? 'rule group' : 'rule'} data-path={p.path}>
-      <TypeField label="If" types={types} value={row.type} onChange={(t) => p.onChange(newCondition(ctx, t))} />
+      <ChoiceField label="If" options={types} value={row.type} onChange={(t) => p.onChange(newCondition(ctx, t))} />
       {row.type === 'time' && (
         <>
           <TimeField label="After" optional value={row.after} onChange={(v) => p.onChange(optional(row, 'after', v))} />
@@ -103,15 +105,15 @@ export function ConditionRow(p: RowProps & { depth: number }) {
             value={row.device}
             onChange={(d) => set({ device: d.serial_number })}
           />
-          <Field label="Is">
-            <select
-              value={row.online ? 'on' : 'off'}
-              onChange={(e) => set({ online: (e.target as HTMLSelectElement).value === 'on' })}
-            >
-              <option value="on">online</option>
-              <option value="off">offline</option>
-            </select>
-          </Field>
+          <ChoiceField
+            label="Is"
+            options={[
+              ['on', 'online'],
+              ['off', 'offline'],
+            ]}
+            value={row.online ? 'on' : 'off'}
+            onChange={(v) => set({ online: v === 'on' })}
+          />
         </>
       )}
       {row.type === 'security' && <SecurityFields ctx={ctx} row={row} onChange={p.onChange} anyMode />}
@@ -152,8 +154,6 @@ function SunBound(p: { label: string; row: Row; bound: 'after' | 'before'; onCha
     </div>
   );
 }
-
-/** The command of one control (console/src/components/controls.tsx sends the same). */
 
 /** A list of rows of one kind, with its "Add" button. */
 export function RowList(p: {

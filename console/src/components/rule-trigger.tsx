@@ -13,6 +13,7 @@ import {
   WeekdaysField,
 } from './rule-fields.tsx';
 import {
+  ChoiceField,
   NoLocation,
   Problems,
   type Row,
@@ -20,7 +21,6 @@ import {
   type RowContext,
   type RowProps,
   SecurityFields,
-  TypeField,
   ValueRef,
   valueRow,
   withDays,
@@ -37,6 +37,7 @@ export const TRIGGERS: [string, string][] = [
   ['started', 'The gateway starts'],
 ];
 
+/** A new trigger of a type. */
 export function newTrigger(ctx: RowContext, type: string): Row {
   const any = ctx.choices.devices[0]?.serial_number;
   switch (type) {
@@ -65,6 +66,7 @@ export function newTrigger(ctx: RowContext, type: string): Row {
   }
 }
 
+/** A trigger (WHEN). */
 export function TriggerRow(p: RowProps) {
   const { row, ctx } = p;
   const set = (patch: Row) => p.onChange({ ...row, ...patch });
@@ -75,7 +77,7 @@ export function TriggerRow(p: RowProps) {
   );
   return (
     <fieldset class="rule" data-path={p.path}>
-      <TypeField label="When" types={TRIGGERS} value={row.type} onChange={(t) => p.onChange(newTrigger(ctx, t))} />
+      <ChoiceField label="When" options={TRIGGERS} value={row.type} onChange={(t) => p.onChange(newTrigger(ctx, t))} />
       {row.type === 'state' && (
         <ValueRef
           ctx={ctx}
@@ -121,15 +123,15 @@ export function TriggerRow(p: RowProps) {
             value={row.device}
             onChange={(d) => set({ device: d.serial_number })}
           />
-          <Field label="It">
-            <select
-              value={row.online ? 'on' : 'off'}
-              onChange={(e) => set({ online: (e.target as HTMLSelectElement).value === 'on' })}
-            >
-              <option value="off">goes offline</option>
-              <option value="on">comes back online</option>
-            </select>
-          </Field>
+          <ChoiceField
+            label="It"
+            options={[
+              ['off', 'goes offline'],
+              ['on', 'comes back online'],
+            ]}
+            value={row.online ? 'on' : 'off'}
+            onChange={(v) => set({ online: v === 'on' })}
+          />
         </>
       )}
       {(row.type === 'state' || row.type === 'online') && (
@@ -158,12 +160,15 @@ export function TriggerRow(p: RowProps) {
       )}
       {row.type === 'security' && <SecurityFields ctx={ctx} row={row} onChange={p.onChange} anyMode />}
       {row.type === 'alarm' && (
-        <Field label="The alarm">
-          <select value={String(row.state)} onChange={(e) => set({ state: (e.target as HTMLSelectElement).value })}>
-            <option value="raised">sounds</option>
-            <option value="cancelled">ends</option>
-          </select>
-        </Field>
+        <ChoiceField
+          label="The alarm"
+          options={[
+            ['raised', 'sounds'],
+            ['cancelled', 'ends'],
+          ]}
+          value={row.state}
+          onChange={(state) => set({ state })}
+        />
       )}
       <RowButtons onRemove={p.onRemove} />
       <Problems errors={p.errors(p.path)} />
