@@ -3,9 +3,10 @@
  * a real gateway process with the simulated Zigbee network, at desktop and phone widths: a scene
  * made in the editor from a light's own controls and run from the list; an automation made on the
  * phone in the IF/THEN editor (a motion sensor's values, a time window, the light, a wait); a value
- * out of the light's range refused with the gateway's message under its row; the traces of a run
- * (each action) and of a trigger not run (the condition that did not hold); the switch; a removed
- * sensor leaving the automation broken, on its card and its page. Pages photographed at both
+ * out of the light's range stopped by its field, a device gone while editing refused with the
+ * gateway's message under its row; the traces of a run (each action) and of a trigger not run (the
+ * condition that did not hold); the switch; a removed sensor leaving the automation broken, on its
+ * card and its page; a time trigger on weekdays and its next firings. Pages photographed at both
  * widths (.tmp/console-screenshots; the chosen ones in docs/console/).
  */
 import assert from 'node:assert/strict';
@@ -264,5 +265,30 @@ describe('the Scenes page in a browser', () => {
       .getByText(/Broken:/)
       .waitFor();
     await shoot(desk, 'automation-broken');
+  });
+
+  test('6. a time trigger on weekdays, made on the phone: its next firings are listed at that time, on weekdays only', async () => {
+    await phone.goto('/#/scenes/new-automation');
+    await phone.getByLabel('Name').fill('Weekday mornings');
+    await phone.getByRole('button', { name: 'Add a trigger' }).click();
+    const when = row(phone, 'triggers.0');
+    await when.getByLabel('When').selectOption({ label: 'A time of day' });
+    await when.getByLabel('At', { exact: true }).fill('07:15');
+    for (const day of ['Mon', 'Tue', 'Wed', 'Thu', 'Fri']) await when.getByLabel(day, { exact: true }).check();
+    await phone.getByRole('button', { name: 'Add an action' }).click();
+    const act = row(phone, 'actions.0');
+    await act.getByLabel('Then').selectOption({ label: 'Send a notification' });
+    await act.getByLabel('Message').fill('Good morning');
+    await phone.getByRole('button', { name: 'Save' }).click();
+    await phone.getByText('Weekday mornings saved.').waitFor();
+    const saved = (await open('GET', OPEN)).data.definitions.find(
+      (d: { name: string }) => d.name === 'Weekday mornings',
+    );
+    assert.deepEqual(saved.triggers, [{ type: 'time', at: '07:15', weekdays: ['mon', 'tue', 'wed', 'thu', 'fri'] }]);
+    const firings = phone.locator('ul.firings li');
+    await firings.nth(4).waitFor();
+    for (const text of await firings.allTextContents())
+      assert.match(text, /^(Mon|Tue|Wed|Thu|Fri) \d{4}-\d{2}-\d{2} 07:15 \(UTC[+-]\d{2}:\d{2}\) At 07:15 on weekdays$/);
+    await shoot(phone, 'automation-next-firings');
   });
 });
