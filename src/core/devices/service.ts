@@ -260,7 +260,7 @@ export class DeviceService {
    * Assistant, Matter, an automation) in the activity log: one line per command.
    */
   async update(serial: string, body: Record<string, unknown>, actor?: Actor): Promise<Done> {
-    const done = await this.apply(serial, body);
+    const done = await this.apply(serial, body, actor);
     const name = this.registry.get(serial)?.name ?? serial;
     const what = Object.keys(body).join(', ') || 'nothing';
     const who = actorWords(actor);
@@ -278,7 +278,7 @@ export class DeviceService {
     return done;
   }
 
-  private async apply(serial: string, body: Record<string, unknown>): Promise<Done> {
+  private async apply(serial: string, body: Record<string, unknown>, actor: Actor | undefined): Promise<Done> {
     const device = this.registry.get(serial);
     if (!device) return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
     const plan = this.plan(device, body);
@@ -311,7 +311,7 @@ export class DeviceService {
       if (!outcome.ok) return outcome;
     }
     if (plan.name !== undefined || plan.tags !== undefined) {
-      if (!this.registry.updateLocal(serial, { userName: plan.name, tags: plan.tags }))
+      if (!this.registry.updateLocal(serial, { userName: plan.name, tags: plan.tags, ...(actor ? { by: actor } : {}) }))
         return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
     }
     return { ok: true };
@@ -384,8 +384,8 @@ export class DeviceService {
       : { ok: false, errors: r.errors.map((e) => e.replace(/^configuration\.0\.configuration/, 'configuration')) };
   }
 
-  /** D5: the driver removes the device on its side, then the registry forgets it. */
-  async remove(serial: string): Promise<Done> {
+  /** D5: the driver removes the device on its side, then the registry forgets it (the line names `by`). */
+  async remove(serial: string, by?: Actor): Promise<Done> {
     const device = this.registry.get(serial);
     if (!device) return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
     // Whether its driver is configured is known once the drivers are loaded.
@@ -400,7 +400,7 @@ export class DeviceService {
       const outcome = await driver.execute({ kind: 'remove', device });
       if (!outcome.ok) return outcome;
     }
-    this.registry.deviceLeft(serial);
+    this.registry.deviceLeft(serial, by);
     return { ok: true };
   }
 

@@ -104,8 +104,8 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
       path: '/devices/{serial_number}',
       auth: 'session',
       params: serial,
-      async handle({ params }) {
-        const r = await s.devices.remove(params.serial_number);
+      async handle({ params, actor }) {
+        const r = await s.devices.remove(params.serial_number, actor);
         return r.ok ? ok() : failure(r.code, r.message);
       },
     }),

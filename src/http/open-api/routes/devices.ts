@@ -118,7 +118,7 @@ export function deviceRoutes(s: OpenApiServices): RouteSpec[] {
       auth: 'token',
       params: serial,
       errors: [ErrorCode.DEVICE_NOT_FOUND, ErrorCode.DISCOVERING_ZIGBEE, ErrorCode.DEVICE_UPDATE_FAILED],
-      handle: async ({ params }) => answer(await s.devices.remove(params.serial_number)),
+      handle: async ({ params, actor }) => answer(await s.devices.remove(params.serial_number, actor)),
     }),
     route({
       id: 'D6',
