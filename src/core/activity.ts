@@ -52,7 +52,7 @@ export class ActivityLog {
           model?: string;
         };
         this.names.set(d.serial_number, d.name);
-        this.log.info({ serial_number: d.serial_number, model: d.model }, `device added: ${d.name}`);
+        this.log.info({ serial_number: d.serial_number, model: d.model, ...who }, `device added: ${d.name}${by}`);
         return;
       }
       case 'device#deleteDevice': {

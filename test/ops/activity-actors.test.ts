@@ -1,12 +1,14 @@
 /**
  * The activity log names who did a thing (issue 25): arming, disarming (one mode or all),
  * one-click arming, cancelling the alarm, renaming and removing a device, changing a setting, the
- * link button, denying and revoking a token, each by an app (by the name it gave with its token)
+ * link button, denying and revoking a token, adding a camera, each by an app (by the name it gave with its token)
  * or by the console (and which session), in exactly one line per thing. Who did it never reaches
  * the event streams: their frames are byte for byte what they were.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { cameraBody } from '../camera/bodies.ts';
+import { makeJpegs, startEsp32 } from '../camera/servers.ts';
 import { consoleClient } from '../console/client.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { call, eventually, openStream, rest, startGateway, type TestGateway } from '../helpers/foundation.ts';
@@ -231,6 +233,35 @@ describe('devices', () => {
     assert.deepEqual(await linesOf(() => console1.call('DELETE', `/devices/${lamp}`), 1), [
       `device removed: Porch light, by the console (session ${session})`,
     ]);
+  });
+
+  test('a camera added by an app or by the console names who added it', async (t) => {
+    const [one, two] = [await startEsp32(makeJpegs(32, 24, 1)), await startEsp32(makeJpegs(32, 24, 1))];
+    t.after(async () => {
+      await one.close();
+      await two.close();
+    });
+    const byApp = await linesOf(
+      () => openApi('POST', 'devices', cameraBody(`http://127.0.0.1:${one.port}/capture`, { name: 'Porch camera' })),
+      1,
+    );
+    assert.equal(
+      byApp.filter((m) => m.startsWith('device added: ')).join('\n'),
+      `device added: Porch camera, by ${APP}`,
+    );
+    const byConsole = await linesOf(
+      () =>
+        console1.call('POST', '/cameras', {
+          name: 'Garden camera',
+          protocol: 'ESP32-CAM',
+          stream_url: `http://127.0.0.1:${two.port}/capture`,
+        }),
+      1,
+    );
+    assert.equal(
+      byConsole.filter((m) => m.startsWith('device added: ')).join('\n'),
+      `device added: Garden camera, by the console (session ${session})`,
+    );
   });
 
   test('a device its own service renames names nobody', async () => {

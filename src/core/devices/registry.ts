@@ -124,7 +124,7 @@ export class DeviceRegistry implements DriverHost {
 
   // ---- DriverHost ----
 
-  deviceFound(driver: string, a: DeviceAnnouncement): DeviceRecord {
+  deviceFound(driver: string, a: DeviceAnnouncement, by?: Actor): DeviceRecord {
     return this.batch(() => {
       const existing = this.byRef.get(refKey(driver, a.driver_ref));
       if (!existing) {
@@ -153,7 +153,7 @@ export class DeviceRegistry implements DriverHost {
         this.store.save(entry);
         this.index(entry);
         const wire = toWire(record);
-        this.emit(() => this.bus.publish('device#addDevice', { payload: wire }));
+        this.emit(() => this.bus.publish('device#addDevice', { payload: wire }, by));
         return record;
       }
       // Reconcile: update what the driver announces; keep the user's name; merge state.

@@ -455,7 +455,11 @@ export class DeviceService {
   }
 
   /** D2: routes a body to the driver that adds devices of its `protocol` (also spelled `protocal`). */
-  async provision(body: unknown, deadline: number): Promise<{ ok: true; data: Record<string, unknown> } | Failed> {
+  async provision(
+    body: unknown,
+    deadline: number,
+    by?: Actor,
+  ): Promise<{ ok: true; data: Record<string, unknown> } | Failed> {
     await this.afterStart('*');
     const first = Array.isArray(body) ? body[0] : body;
     const raw = isObject(first) ? (first.protocol ?? first.protocal) : undefined;
@@ -478,7 +482,7 @@ export class DeviceService {
     const owner = drivers[provisioning.indexOf(target)] as Driver;
     if (!(await this.startedDriver(owner.id)))
       return { ok: false, ...failure(ErrorCode.SERVER_ERROR, `the ${owner.id} driver has not started yet`) };
-    const r = await target.provision(body, deadline);
+    const r = await target.provision(body, deadline, by);
     if (!r.ok) return { ok: false, code: r.code, message: r.message };
     return {
       ok: true,
