@@ -57,16 +57,16 @@ export function corePorts(s: EngineServices, settings: EngineSettings): EnginePo
     security: {
       modes: () => s.security.list(),
       // Through the alarm, as clients' requests go: exit delays, beeps and the arm state event.
-      arm: (sid) => {
-        const r = sid === undefined ? s.alarm.armDefault() : s.alarm.arm(sid);
+      arm: (sid, by) => {
+        const r = sid === undefined ? s.alarm.armDefault(by) : s.alarm.arm(sid, by);
         return r.ok ? { ok: true } : unknownSid(sid);
       },
-      disarm: (sid) => {
+      disarm: (sid, by) => {
         if (sid === undefined) {
-          s.alarm.disarmAll();
+          s.alarm.disarmAll(by);
           return { ok: true };
         }
-        return s.alarm.disarm(sid).ok ? { ok: true } : unknownSid(sid);
+        return s.alarm.disarm(sid, by).ok ? { ok: true } : unknownSid(sid);
       },
     },
     speaker: {

@@ -275,7 +275,7 @@ export class Runs {
       }
       case 'security': {
         const r = this.host.within(this.cause(a), null, () =>
-          action.action === 'arm' ? deps.security.arm(action.sid) : deps.security.disarm(action.sid),
+          action.action === 'arm' ? deps.security.arm(action.sid, by) : deps.security.disarm(action.sid, by),
         );
         return result(r, `${action.action}${action.sid === undefined ? '' : ` mode ${action.sid}`}`);
       }

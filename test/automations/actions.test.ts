@@ -64,7 +64,7 @@ describe('actions', () => {
 });
 
 describe('triggers', () => {
-  test('a device command of a scene is in the activity log as done by the scene, by its name', async (t) => {
+  test('a device command and an arming of a scene are in the activity log as done by the scene, by its name', async (t) => {
     const rec = recordingLog('info');
     const home = await startHome({ zigbee: 12, log: rec.log });
     t.after(() => home.stop());
@@ -73,13 +73,17 @@ describe('triggers', () => {
     const id = save(home, {
       kind: 'scene',
       name: 'Reading light',
-      actions: [{ type: 'device', device: light, state: { power: { powerState: 'on' } } }],
+      actions: [
+        { type: 'device', device: light, state: { power: { powerState: 'on' } } },
+        { type: 'security', action: 'arm', sid: 1 },
+      ],
     });
     assert.ok(home.engine.run(id).ok);
-    const line = await until(() =>
-      rec.lines.map((l) => JSON.parse(l)).find((l) => l.serial_number === light && l.by !== undefined),
-    );
-    assert.equal(line.msg, `the automation Reading light changed ${name} (state): done`);
+    const lines = () => rec.lines.map((l) => JSON.parse(l).msg as string);
+    await until(() => lines().some((m) => m.startsWith('armed: ')));
+    assert.ok(lines().includes(`the automation Reading light changed ${name} (state): done`), lines().join('\n'));
+    const mode = home.g.gateway.security.list().find((m) => m.sid === 1)?.name;
+    assert.ok(lines().includes(`armed: ${mode}, by the automation Reading light`), lines().join('\n'));
   });
 
   test('the alarm raised by a smoke sensor runs one automation, and its end another', async (t) => {
