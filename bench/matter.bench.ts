@@ -9,11 +9,13 @@
  *
  * Resident memory is read from /proc every second from the moment the bridge has started (for the
  * baseline, the moment the gateway answers), for `BENCH_IDLE_MS` (default 90 s). Two readings:
- * - after 15 s (the figure of earlier runs): V8 still holds what loading matter.js left behind, a
- *   young generation grown to its largest and garbage not yet collected;
- * - at the end: by then V8's memory reducer has given most of that back by itself (20 to 60 s
- *   after the start here; `reduced_at_s` says when the memory first dropped by 10 MB or more). This
- *   is what the box holds for as long as the gateway idles, and the ratio printed.
+ * - after 15 s (earlier runs of this bench read 15 s after the gateway answered): V8 may still
+ *   hold what the bridge's start left behind, garbage not yet collected and a grown young
+ *   generation;
+ * - at the end: by then V8's memory reducer has usually given most of that back by itself (14 to
+ *   63 s after the start here, on a shared machine sometimes later; `reduced_at_s` says when the
+ *   memory first dropped by 10 MB or more, or `not seen`). This is what the box holds as the
+ *   gateway idles, and the ratio printed.
  * For each size, `BENCH_ROUNDS` rounds (default 1) alternate off and on, the median reported; the
  * sizes are `BENCH_MATTER_DEVICES` (default `16,100,500`).
  */
