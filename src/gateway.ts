@@ -6,6 +6,7 @@
  */
 import { hostname } from 'node:os';
 import pkg from '../package.json' with { type: 'json' };
+import type { AutomationsIntegration } from './automations/integration.ts';
 import { ActivityLog } from './core/activity.ts';
 import { isOwnHost } from './core/gateway-info.ts';
 import type { GatewayControl, IntegrationContext } from './core/integration.ts';
@@ -97,7 +98,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       pairingSeconds: settings.zigbee.permit_join_seconds,
       cliCommand,
       settings: () => live.rows(),
-      setSetting: (key, value) => live.set(key, value),
+      setSetting: (key, value, by) => live.set(key, value, by),
       logLevel: { get: () => log.level, set: (level) => gateway.setLogLevel(level) },
       maintenance: { backup: () => backups.bytes(), restore: (bytes) => backups.stageBytes(bytes) },
     },
@@ -164,6 +165,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     info: core.info,
     readiness: () => [storeReadiness(db), ...devices.readiness().map(({ driver, ...r }) => ({ name: driver, ...r }))],
     matter: () => integrations.status('matter'),
+    automations: () => (integrations.get('automations') as AutomationsIntegration | undefined)?.engine,
     history: () => (integrations.get('history') as HistoryIntegration | undefined)?.history,
     ...(opts.onRestart ? { restart: opts.onRestart } : {}),
     setLogLevel: (level) => changeLevel(log, level),

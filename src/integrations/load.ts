@@ -28,6 +28,13 @@ export const INTEGRATIONS: readonly IntegrationEntry<Settings>[] = [
     load: async () => (await import('../history/integration.ts')).historyIntegration(),
   },
   {
+    // Scenes and automations (src/automations, a folder of its own): always. Before Home
+    // Assistant, which shows the scenes (and stops first).
+    id: 'automations',
+    enabled: () => true,
+    load: async () => (await import('../automations/integration.ts')).automationsIntegration(),
+  },
+  {
     id: 'homeassistant',
     enabled: (s) => s.homeassistant.enabled,
     load: async () => (await import('./homeassistant/integration.ts')).homeAssistantIntegration(),
@@ -56,14 +63,20 @@ export async function loadIntegrations(
 }
 
 /**
- * The Open API routes and events of the integrations every gateway loads (the history), as the
- * generated documents show them (docs/openapi.json, docs/asyncapi.json): the declarations only,
- * whose handlers are never called.
+ * The Open API routes and events of the integrations every gateway loads (the history, the scenes
+ * and automations), as the generated documents show them (docs/openapi.json, docs/asyncapi.json):
+ * the declarations only, whose handlers are never called.
  */
 export async function documented(): Promise<{
   routes: RouteDecl[];
   events: NonNullable<IntegrationEvents['openApi']>;
 }> {
-  const { documentedRoutes } = await import('../history/integration.ts');
-  return { routes: documentedRoutes(), events: {} };
+  const [history, automations] = await Promise.all([
+    import('../history/integration.ts'),
+    import('../automations/integration.ts'),
+  ]);
+  return {
+    routes: [...history.documentedRoutes(), ...automations.documentedRoutes()],
+    events: automations.AUTOMATION_EVENTS.openApi,
+  };
 }
