@@ -1,12 +1,12 @@
 /** The console: the header with its pages, the access-request pop-up on every page, and the messages. */
 import { useState } from 'preact/hooks';
 import { api, wordsOf } from './api.ts';
+import { lazy } from './components/lazy.tsx';
 import { appLabel } from './format.ts';
 import { useRoute } from './hooks.ts';
 import { DashboardPage } from './pages/dashboard.tsx';
 import { DevicePage } from './pages/device.tsx';
 import { Devices } from './pages/devices.tsx';
-import { EnergyPage } from './pages/energy.tsx';
 import { GatewayPage } from './pages/gateway.tsx';
 import { LogbookPage } from './pages/logbook.tsx';
 import { Login } from './pages/login.tsx';
@@ -14,6 +14,8 @@ import { ScenePage } from './pages/scene.tsx';
 import { ScenesPage } from './pages/scenes.tsx';
 import { SecurityPage } from './pages/security.tsx';
 import { alarming, auth, checkAuth, dismiss, gatewayName, live, notify, toasts, waiting } from './store.ts';
+
+const EnergyPage = lazy(() => import('./pages/energy.tsx').then((m) => m.EnergyPage));
 
 /** Apps asking for a token: approve or deny each; the pop-up closes on every console once one decides. */
 function AccessRequests() {

@@ -8,7 +8,6 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
 import { api, wordsOf } from '../api.ts';
 import { humanize } from '../format.ts';
 

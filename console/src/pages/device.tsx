@@ -6,11 +6,13 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, wordsOf } from '../api.ts';
 import { CameraSections } from '../components/camera.tsx';
 import { ControlView } from '../components/controls.tsx';
-import { DeviceHistory } from '../components/history-chart.tsx';
+import { lazy } from '../components/lazy.tsx';
 import { TagsForm } from '../components/tags-form.tsx';
 import { categoryName, describeState, humanize, readingText, shownReadings, timeOf } from '../format.ts';
 import { act, devices, notify, onDeviceEvent } from '../store.ts';
 import type { Device } from '../types.ts';
+
+const DeviceHistory = lazy(() => import('../components/history-chart.tsx').then((m) => m.DeviceHistory));
 
 interface DeviceEvent {
   id: number;
