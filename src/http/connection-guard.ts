@@ -47,6 +47,12 @@ function timeoutAnswer(message: string): string {
   return `HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
+/** Whether a request carries a body (RFC 9112 6.3: a Content-Length or a Transfer-Encoding says so). */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 /** Installs the guard on a server (before it listens). */
 export function guardConnections(server: Server, opts: GuardOptions): GuardStats {
   // Insertion order is age: the first idle one found is the oldest.
@@ -94,7 +100,10 @@ export function guardConnections(server: Server, opts: GuardOptions): GuardStats
     c.busy++;
     c.cancel?.();
     c.cancel = undefined;
-    if (!req.complete) {
+    // Only a request with a body can keep it from arriving; one without (a GET, an event stream)
+    // is complete once its headers are, and gets no timer (an event stream would hold one, and its
+    // closures, for the whole timeout).
+    if (!req.complete && hasBody(req)) {
       const cancel = opts.clock.setTimer(opts.requestTimeoutMs, () => {
         if (!req.complete)
           expire(c, `request timeout: the body did not arrive within ${seconds(opts.requestTimeoutMs)}`);
@@ -102,14 +111,11 @@ export function guardConnections(server: Server, opts: GuardOptions): GuardStats
       req.once('end', cancel);
       req.once('close', cancel);
     }
-    let done = false;
-    const finished = () => {
-      if (done) return;
-      done = true;
+    // 'close' follows 'finish' (or a connection cut short), once: one plain listener, not two
+    // once-wrappers per request.
+    res.on('close', () => {
       c.busy--;
-    };
-    res.once('finish', finished);
-    res.once('close', finished);
+    });
   });
 
   return {
