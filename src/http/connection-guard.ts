@@ -87,11 +87,20 @@ export function guardConnections(server: Server, opts: GuardOptions): GuardStats
       if (c.busy === 0) expire(c, `request timeout: no request headers within ${seconds(opts.headersTimeoutMs)}`);
     });
     conns.set(socket, c);
-    socket.on('close', () => {
-      c.cancel?.();
-      conns.delete(socket);
-    });
+    socket.on('close', onSocketClose);
   });
+
+  // One listener of each kind for every connection and request, not closures made for each: a
+  // connection may live for hours (an event stream), and would hold them all that time.
+  function onSocketClose(this: Socket): void {
+    conns.get(this)?.cancel?.();
+    conns.delete(this);
+  }
+  // 'close' follows 'finish' (or a connection cut short), once.
+  function onResponseClose(this: ServerResponse): void {
+    const c = conns.get(this.req.socket);
+    if (c) c.busy--;
+  }
 
   // Before Fastify's own listener: an answer it sends at once must find the request counted.
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -111,11 +120,7 @@ export function guardConnections(server: Server, opts: GuardOptions): GuardStats
       req.once('end', cancel);
       req.once('close', cancel);
     }
-    // 'close' follows 'finish' (or a connection cut short), once: one plain listener, not two
-    // once-wrappers per request.
-    res.on('close', () => {
-      c.busy--;
-    });
+    res.on('close', onResponseClose);
   });
 
   return {

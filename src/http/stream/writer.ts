@@ -108,8 +108,26 @@ export function frame(id: number, name: string, json: string): string {
   return `id: ${id}\nevent: ${name}\ndata: ${json.replace(LINE_BREAKS, escapeLineBreak)}\n\n`;
 }
 
+/**
+ * Node keeps a response's head as the string it was built as, piece by piece (a tree of some 30
+ * small strings, about 900 bytes) for as long as the response lives: for an event stream, hours.
+ * A regular expression's scan makes V8 flatten it into one string (about 250 bytes). `_header`
+ * is Node's own field; where it is missing nothing happens.
+ */
+function flattenHead(res: ServerResponse): void {
+  const head = (res as unknown as { _header?: unknown })._header;
+  if (typeof head === 'string') /\r\n\r\n$/.test(head);
+}
+
 export class StreamWriter {
-  private readonly clients = new Set<Client>();
+  /** The open streams, by their response. */
+  private readonly clients = new Map<ServerResponse, Client>();
+  /**
+   * The listeners of every stream's response, made once: a stream lives for hours, and closures
+   * made for each one would be held all that time (issue 29).
+   */
+  private readonly onDrain: (this: ServerResponse) => void;
+  private readonly onClose: (this: ServerResponse) => void;
   private cut = 0;
   private unsubscribe: (() => void) | undefined;
   private cancelHeartbeat: (() => void) | undefined;
@@ -122,12 +140,24 @@ export class StreamWriter {
     private readonly bus: EventBus,
     private readonly projection: Projection,
     private readonly opts: WriterOptions,
-  ) {}
+  ) {
+    const clients = this.clients;
+    this.onDrain = function (this: ServerResponse) {
+      const c = clients.get(this);
+      if (c) {
+        c.backlog = 0;
+        c.congested = false;
+      }
+    };
+    this.onClose = function (this: ServerResponse) {
+      clients.delete(this);
+    };
+  }
 
   start(): void {
     this.unsubscribe = this.bus.subscribe((event) => this.broadcast(event));
     const beat = () => {
-      for (const c of this.clients) this.write(c, ': ping\n\n');
+      for (const c of this.clients.values()) this.write(c, ': ping\n\n');
       this.cancelHeartbeat = this.opts.clock.setTimer(this.opts.heartbeatMs, beat);
     };
     this.cancelHeartbeat = this.opts.clock.setTimer(this.opts.heartbeatMs, beat);
@@ -139,7 +169,7 @@ export class StreamWriter {
     this.stopped = true;
     this.unsubscribe?.();
     this.cancelHeartbeat?.();
-    for (const c of this.clients) this.end(c);
+    for (const c of this.clients.values()) this.end(c);
     this.clients.clear();
   }
 
@@ -157,9 +187,9 @@ export class StreamWriter {
     // What was published before the streams end still reaches them.
     this.flush();
     const all = principals.includes('*');
-    for (const c of [...this.clients]) {
+    for (const c of [...this.clients.values()]) {
       if (!all && !principals.includes(c.principal)) continue;
-      this.clients.delete(c);
+      this.clients.delete(c.res);
       this.end(c);
     }
   }
@@ -190,6 +220,7 @@ export class StreamWriter {
       socket?.end();
       return;
     }
+    flattenHead(res);
     res.socket?.setNoDelay(true);
     res.socket?.setKeepAlive(true, 30_000);
     const c: Client = {
@@ -200,11 +231,8 @@ export class StreamWriter {
       congested: false,
       after: this.bus.last,
     };
-    res.on('drain', () => {
-      c.backlog = 0;
-      c.congested = false;
-    });
-    res.on('close', () => this.clients.delete(c));
+    res.on('drain', this.onDrain);
+    res.on('close', this.onClose);
     let head = `${retryLine(res, this.opts.retryMs ?? 3000)}: connected\n\n`;
     if (lastEventId !== null) {
       const replay = this.bus.since(lastEventId);
@@ -220,7 +248,7 @@ export class StreamWriter {
         head += frame(replay.last, `bridge#${c.variant}#${GAP_EVENT}`, JSON.stringify(data));
       }
     }
-    this.clients.add(c);
+    this.clients.set(res, c);
     this.write(c, head);
   }
 
@@ -240,7 +268,7 @@ export class StreamWriter {
     if (events.length === 0) return;
     this.pending = [];
     const byVariant = new Map<string, Frames>();
-    for (const c of this.clients) {
+    for (const c of this.clients.values()) {
       let seen = byVariant.get(c.variant);
       if (!seen) {
         seen = { ids: [], frames: [] };
@@ -283,7 +311,7 @@ export class StreamWriter {
   /** Writes `chunk` (holding `events` events) to one client, cutting it off when it is too far behind. */
   private write(c: Client, chunk: string, events = 1): void {
     if (c.res.destroyed) {
-      this.clients.delete(c);
+      this.clients.delete(c.res);
       return;
     }
     if (c.congested) c.backlog += events;
@@ -295,7 +323,7 @@ export class StreamWriter {
         { backlog: c.backlog, bytes: c.res.writableLength },
         'event stream client too slow: disconnected (it can resume with Last-Event-ID)',
       );
-      this.clients.delete(c);
+      this.clients.delete(c.res);
       this.cut++;
       c.res.destroy();
       return;
