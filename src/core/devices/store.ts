@@ -1,5 +1,6 @@
 /** The SQLite repository of devices. Each write is committed when the call returns. */
 
+import { withoutUndefined } from '../../lib/object.ts';
 import type { Db } from '../../store/db.ts';
 import type { DeviceRecord } from './contract.ts';
 
@@ -40,7 +41,7 @@ function opt<T>(v: T | null): T | undefined {
 }
 
 function fromRow(row: Row): StoredDevice {
-  const record: DeviceRecord = {
+  const record: DeviceRecord = withoutUndefined({
     serial_number: row.serial_number,
     driver: row.driver,
     driver_ref: row.driver_ref,
@@ -60,8 +61,7 @@ function fromRow(row: Row): StoredDevice {
     tags: row.tags === null ? undefined : JSON.parse(row.tags),
     online: row.online === 1,
     extra: JSON.parse(row.extra),
-  };
-  for (const k of Object.keys(record) as (keyof DeviceRecord)[]) if (record[k] === undefined) delete record[k];
+  });
   return { record, announcedName: row.name, userName: opt(row.user_name) };
 }
 
