@@ -99,7 +99,8 @@ try {
       (t) => gateway.bus.publish('device#updateDeviceState', { endpoint: { serial_number: 'bench' }, payload: { t } }),
     );
     while (gateway.sse.size > 0) await new Promise((r) => setTimeout(r, 10));
-    if (process.env.BENCH_VERBOSE) console.log(`round ${round}: bare ${b.bytesPerClient.toFixed(0)} gateway ${g.bytesPerClient.toFixed(0)}`);
+    if (process.env.BENCH_VERBOSE)
+      console.log(`round ${round}: bare ${b.bytesPerClient.toFixed(0)} gateway ${g.bytesPerClient.toFixed(0)}`);
     if (round < 0) continue; // the warm-up round
     bareRuns.push(b);
     gwRuns.push(g);
