@@ -109,6 +109,15 @@ export class ActivityLog {
         this.log.info({ token_id }, `token issued to ${app_name ?? 'a client without app_name'}`);
         return;
       }
+      case 'token#denied': {
+        const { app_name, reason } = (e.data as Payload<'token#denied'>).payload;
+        const who = app_name ?? 'a client without app_name';
+        this.log.info(
+          {},
+          reason === 'in the console' ? `token denied to ${who} (in the console)` : `token denied to ${who}: ${reason}`,
+        );
+        return;
+      }
       case 'token#revoked':
         this.log.info({ token_id: (e.data as Payload<'token#revoked'>).payload.token_id }, 'token revoked');
         return;

@@ -33,6 +33,8 @@ export interface EventPayloads {
   'link#window': { payload: { open: boolean; until: string | null } };
   /** A token was issued (its id and app name; never the token). */
   'token#issued': { payload: { token_id: string; app_name: string | null } };
+  /** A token was refused to an app that would have got one (denied in the console, or asked by a web page). */
+  'token#denied': { payload: { app_name: string | null; reason: string } };
   /** A token was revoked: its streams end. */
   'token#revoked': { payload: { token_id: string } };
   /** Every token was cleared (factory reset): every stream ends. */

@@ -77,6 +77,8 @@ export class TokenService {
   private readonly waiting = new Map<string, number>();
   private readonly approved = new Map<string, PerApp>();
   private readonly denied = new Map<string, PerApp>();
+  /** Refusals already told in this window (`token#denied`): a page polls every second. */
+  private readonly toldRefusals = new Set<string>();
   private readonly dirtyLastUsed = new Set<string>();
   private lastFlush = 0;
 
@@ -94,6 +96,7 @@ export class TokenService {
   press(): PressResult {
     const now = this.clock.now();
     this.windowUntil = now + this.windowMs;
+    this.toldRefusals.clear();
     const approved = this.waitingApps().slice(-MAX_APPS_PER_PRESS);
     this.pressed = new Map(approved.map((app) => [app, undefined]));
     this.claimable = approved.length === 0;
@@ -140,7 +143,22 @@ export class TokenService {
 
   /** Denies one app for the window: its polls keep getting the refusal and it stops showing as waiting. */
   deny(appName: string): Decision {
-    return this.decide(appName, this.denied, this.approved);
+    const d = this.decide(appName, this.denied, this.approved);
+    this.bus?.publish('token#denied', { payload: { app_name: appName, reason: 'in the console' } });
+    return d;
+  }
+
+  /**
+   * Tells (`token#denied`, for the log) that a poll was refused before it reached the window
+   * (a web page, a foreign Host), once per app and reason while the window is open: outside it,
+   * nobody would have got a token anyway.
+   */
+  refusedPoll(appName: string | undefined, reason: string): void {
+    if (this.clock.now() >= this.windowUntil) return;
+    const key = `${appName ?? ''}\u0000${reason}`;
+    if (this.toldRefusals.has(key) || this.toldRefusals.size >= MAX_WAITING) return;
+    this.toldRefusals.add(key);
+    this.bus?.publish('token#denied', { payload: { app_name: appName ?? null, reason } });
   }
 
   private decide(appName: string, into: Map<string, PerApp>, other: Map<string, PerApp>): Decision {

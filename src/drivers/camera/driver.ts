@@ -149,8 +149,14 @@ export class CameraDriver implements Driver {
           deadline,
           now: this.now,
           ...(this.opts.lookup ? { lookup: this.opts.lookup } : {}),
+          ...(this.opts.log ? { log: this.opts.log } : {}),
         })
-      : probeEsp32(address, account, { deadline, now: this.now, dispatcher: this.agent });
+      : probeEsp32(address, account, {
+          deadline,
+          now: this.now,
+          dispatcher: this.agent,
+          ...(this.opts.log ? { log: this.opts.log } : {}),
+        });
   }
 
   private async alive(serial: string): Promise<boolean> {

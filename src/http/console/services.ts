@@ -18,6 +18,8 @@ export interface BackupApi {
 
 export interface ConsoleServices extends CoreServices {
   access: ConsoleAccess;
+  /** Whether a Host header names this gateway (isOwnHost of gateway-info.ts, the names it goes by). */
+  ownHost(host: string | undefined): boolean;
   /** The package version (`0.1.0`). */
   version: string;
   /** When this gateway started (ms on its clock): "Running since", not the host's boot. */
