@@ -9,13 +9,22 @@ import type { CapabilityObject } from '../../catalog/index.ts';
 import { withoutUndefined } from '../../lib/object.ts';
 import type { Db } from '../../store/db.ts';
 import type { EventBus } from '../event-bus.ts';
-import type { DeviceAnnouncement, DeviceInfoUpdate, DeviceRecord, DriverHost } from './contract.ts';
+import {
+  type DeviceAnnouncement,
+  type DeviceInfoUpdate,
+  DeviceLimitReached,
+  type DeviceRecord,
+  type DriverHost,
+} from './contract.ts';
 import { Interned } from './interned.ts';
 import { mergeState, pruneState } from './state.ts';
 import { clearDevices, DeviceStore, type StoredDevice } from './store.ts';
 import { endpointOf, toWire } from './wire.ts';
 
 type Entry = StoredDevice;
+
+/** The most devices a gateway keeps unless its settings say otherwise (`devices.max`). */
+export const DEFAULT_MAX_DEVICES = 10_000;
 
 /**
  * Told of each change of the device list, after it is made: `serial` was added or changed, or is
@@ -45,14 +54,17 @@ export class DeviceRegistry implements DriverHost {
   private readonly watchers: ListWatcher[] = [];
   /** Capability lists, one per distinct list (most devices share their model's). */
   private readonly capabilityLists = new Interned<CapabilityObject[]>();
+  /** New devices are refused past this many (a store that holds more, kept from before, keeps them all). */
+  readonly maxDevices: number;
 
   /** `opts.onStoreWrite` is told how long each write of the store took (ms), for metrics. */
   constructor(
     private readonly db: Db,
     private readonly bus: EventBus,
-    opts: { onStoreWrite?: (ms: number) => void } = {},
+    opts: { onStoreWrite?: (ms: number) => void; maxDevices?: number } = {},
   ) {
     this.store = new DeviceStore(db, opts.onStoreWrite);
+    this.maxDevices = opts.maxDevices ?? DEFAULT_MAX_DEVICES;
     for (const d of this.store.loadAll()) this.index(d);
   }
 
@@ -139,6 +151,7 @@ export class DeviceRegistry implements DriverHost {
     return this.batch(() => {
       const existing = this.byRef.get(refKey(driver, a.driver_ref));
       if (!existing) {
+        if (this.bySerial.size >= this.maxDevices) throw new DeviceLimitReached(this.maxDevices);
         const record: DeviceRecord = withoutUndefined({
           serial_number: this.newSerial(driver, a.driver_ref),
           driver,
