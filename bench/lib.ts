@@ -104,6 +104,8 @@ export interface SequenceJob {
   warmup?: number;
   /** Text every answer must hold (e.g. `"error":0`); an answer without it is a failure. */
   expect?: string;
+  /** Milliseconds to wait before each request (a person's commands come apart; 0: back to back). */
+  pauseMs?: number;
 }
 
 export interface SequenceResult {

@@ -18,6 +18,7 @@ async function sequence(job: SequenceJob): Promise<{ latencies: number[]; failur
   const failures: string[] = [];
   try {
     for (const [i, r] of job.requests.entries()) {
+      if (job.pauseMs) await new Promise((done) => setTimeout(done, job.pauseMs));
       const t0 = performance.now();
       const res = await pool.request({ method: r.method, path: r.path, headers: r.headers, body: r.body });
       const text = await res.body.text();

@@ -3,7 +3,8 @@
  * and Zigbee2MQTT are: an HTTP client that sends D4 to the gateway and an MQTT client of the same
  * broker that plays Zigbee2MQTT, subscribed to the device's `/set` and to a probe topic. Per
  * round: the time from sending the D4 to the `/set` arriving (and to the D4's answer), then the
- * time from publishing a probe message itself to its arrival (the direct publish). Answers over
+ * time from publishing a probe message itself to its arrival (the direct publish), each after
+ * 20 ms for the gateway to settle. Answers over
  * IPC with the three lists of milliseconds.
  */
 import mqtt from 'mqtt';
@@ -19,6 +20,8 @@ interface Job {
   rounds: number;
   warmup: number;
 }
+
+const settle = () => new Promise((r) => setTimeout(r, 20));
 
 async function run(job: Job) {
   const pool = new Pool(job.url, { connections: 1, pipelining: 1 });
@@ -36,6 +39,9 @@ async function run(job: Job) {
   const headers = { authorization: `Bearer ${job.token}`, 'content-type': 'application/json' };
   try {
     for (let i = 0; i < job.rounds + job.warmup; i++) {
+      // Each measurement starts on a quiet gateway: what a D4 sets off after its answer (the
+      // device's new state, fanned out to the streams) would otherwise weigh on the next one.
+      await settle();
       const t0 = performance.now();
       const seenSet = new Promise<number>((resolve) => {
         onSet = () => resolve(performance.now() - t0);
@@ -53,6 +59,7 @@ async function run(job: Job) {
           return performance.now() - t0;
         });
       const [s, a] = await Promise.all([seenSet, answered]);
+      await settle();
       const t1 = performance.now();
       const probe = new Promise<number>((resolve) => {
         onProbe = () => resolve(performance.now() - t1);
