@@ -96,7 +96,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       pairingSeconds: settings.zigbee.permit_join_seconds,
       cliCommand,
       settings: () => live.rows(),
-      setSetting: (key, value) => live.set(key, value),
+      setSetting: (key, value, by) => live.set(key, value, by),
       logLevel: { get: () => log.level, set: (level) => gateway.setLogLevel(level) },
       maintenance: { backup: () => backups.bytes(), restore: (bytes) => backups.stageBytes(bytes) },
     },

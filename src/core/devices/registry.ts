@@ -8,6 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { CapabilityObject } from '../../catalog/index.ts';
 import { withoutUndefined } from '../../lib/object.ts';
 import type { Db } from '../../store/db.ts';
+import type { Actor } from '../actor.ts';
 import type { EventBus } from '../event-bus.ts';
 import {
   type DeviceAnnouncement,
@@ -43,6 +44,8 @@ export interface LocalUpdate {
   /** New tags; null removes them. */
   tags?: Record<string, unknown> | null;
   capabilities?: CapabilityObject[];
+  /** Who asked (D4 of an app, the console...): the activity log's line of a rename names them. */
+  by?: Actor;
 }
 
 export class DeviceRegistry implements DriverHost {
@@ -139,15 +142,15 @@ export class DeviceRegistry implements DriverHost {
    * as a DeviceInformationUpdatedReport, and a `tags: null` sent for a rename would delete every
    * tag at the other gateway (COMPAT.md). Tags removed are `null`.
    */
-  private emitInfo(d: DeviceRecord, old: DeviceRecord): void {
+  private emitInfo(d: DeviceRecord, old: DeviceRecord, by?: Actor): void {
     const tagsChanged = !isDeepStrictEqual(old.tags, d.tags);
     const payload = { name: d.name, capabilities: d.capabilities, ...(tagsChanged ? { tags: d.tags ?? null } : {}) };
-    this.emit(() => this.bus.publish('device#updateDeviceInfo', { endpoint: endpointOf(d), payload }));
+    this.emit(() => this.bus.publish('device#updateDeviceInfo', { endpoint: endpointOf(d), payload }, by));
   }
 
   // ---- DriverHost ----
 
-  deviceFound(driver: string, a: DeviceAnnouncement): DeviceRecord {
+  deviceFound(driver: string, a: DeviceAnnouncement, by?: Actor): DeviceRecord {
     return this.batch(() => {
       const existing = this.byRef.get(refKey(driver, a.driver_ref));
       if (!existing) {
@@ -177,7 +180,7 @@ export class DeviceRegistry implements DriverHost {
         this.store.save(entry);
         this.index(entry);
         const wire = toWire(record);
-        this.emit(() => this.bus.publish('device#addDevice', { payload: wire }));
+        this.emit(() => this.bus.publish('device#addDevice', { payload: wire }, by));
         return record;
       }
       // Reconcile: update what the driver announces; keep the user's name; merge state.
@@ -264,7 +267,8 @@ export class DeviceRegistry implements DriverHost {
     );
   }
 
-  deviceLeft(serial: string): void {
+  /** A device is gone (its driver says so, or D5 `by` someone removed it). */
+  deviceLeft(serial: string, by?: Actor): void {
     const entry = this.bySerial.get(serial);
     if (!entry) return;
     this.store.delete(serial);
@@ -272,7 +276,7 @@ export class DeviceRegistry implements DriverHost {
     this.byRef.delete(refKey(entry.record.driver, entry.record.driver_ref));
     this.told(serial, true);
     const ep = endpointOf(entry.record);
-    this.emit(() => this.bus.publish('device#deleteDevice', { endpoint: ep }));
+    this.emit(() => this.bus.publish('device#deleteDevice', { endpoint: ep }, by));
   }
 
   adopt(serial: string, driver: string, ref: string): DeviceRecord | undefined {
@@ -307,7 +311,14 @@ export class DeviceRegistry implements DriverHost {
     const entry = this.bySerial.get(serial);
     if (!entry) return undefined;
     const userName = update.userName ?? entry.userName;
-    return this.apply(entry, { capabilities: update.capabilities, tags: update.tags }, entry.announcedName, userName);
+    return this.apply(
+      entry,
+      { capabilities: update.capabilities, tags: update.tags },
+      entry.announcedName,
+      userName,
+      undefined,
+      update.by,
+    );
   }
 
   private apply(
@@ -316,6 +327,7 @@ export class DeviceRegistry implements DriverHost {
     announcedName: string,
     userName: string | undefined,
     extra?: Record<string, unknown>,
+    by?: Actor,
   ): DeviceRecord {
     const old = entry.record;
     const next: DeviceRecord = { ...old, name: userName ?? announcedName };
@@ -344,7 +356,7 @@ export class DeviceRegistry implements DriverHost {
     // Stored first: if the write fails, memory (and so D3) still shows what the store holds.
     this.store.save({ record, announcedName, userName });
     this.replace(entry, record, { announcedName, userName });
-    if (infoChanged) this.emitInfo(record, old);
+    if (infoChanged) this.emitInfo(record, old, by);
     return record;
   }
 

@@ -9,7 +9,9 @@
  * Time is the injected clock.
  */
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { ErrorCode } from '../../catalog/errors.ts';
 import type { EventBus } from '../../core/event-bus.ts';
+import { type Refusal, refused } from '../../core/route.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { type Log, silentLog } from '../../lib/log.ts';
 import type { Db } from '../../store/db.ts';
@@ -38,11 +40,21 @@ export interface LoginClient {
   deviceCookie?: string;
 }
 
+/**
+ * Why a login, setup or password change was refused, in the one failure shape (`Failed`): a wrong
+ * secret is 401, a password not acceptable 400, a step that does not fit the state (no password
+ * yet, or one already set) 409, a caller over its budget 429 with when it may try again.
+ */
+export type LoginRefusal = Refusal & { retryAfterSeconds?: number };
+
 export type LoginOutcome =
   /** `deviceCookie`: the Set-Cookie header that keeps this browser known (device-cookie.ts). */
-  | { ok: true; cookie: string; deviceCookie: string; session: SessionInfo }
-  | { ok: false; reason: 'wrong' | 'no_password' | 'setup_done' | 'invalid'; message: string }
-  | { ok: false; reason: 'limited'; retryAfterSeconds: number; message: string };
+  { ok: true; cookie: string; deviceCookie: string; session: SessionInfo } | LoginRefusal;
+
+const wrong = (message: string): LoginRefusal => refused(ErrorCode.AUTH_FAILED, message);
+const invalid = (message: string): LoginRefusal => refused(ErrorCode.INVALID_PARAMETERS, message);
+/** The step does not fit the state the console is in (not the secret's fault): 409. */
+const notNow = (message: string): LoginRefusal => refused(ErrorCode.AUTH_FAILED, message, 409);
 
 export interface AccessOptions {
   db: Db;
@@ -129,7 +141,11 @@ export class ConsoleAccess {
     const device = this.devices.verify(client.deviceCookie);
     if (device) caller.device = device;
     const begun = this.limiter.begin(caller);
-    if (!begun.ok) return { ok: false, reason: 'limited', ...begun.refusal };
+    if (!begun.ok)
+      return {
+        ...refused(ErrorCode.AUTH_FAILED, begun.refusal.message, 429),
+        retryAfterSeconds: begun.refusal.retryAfterSeconds,
+      };
     let right = false;
     try {
       const r = await check();
@@ -142,12 +158,7 @@ export class ConsoleAccess {
 
   /** Logs in with the password: a new session, or why not (every attempt counts against its caller). */
   login(password: unknown, client: LoginClient): Promise<LoginOutcome> {
-    if (!this.hasPassword())
-      return Promise.resolve({
-        ok: false,
-        reason: 'no_password',
-        message: 'no password is set yet: use the setup code',
-      });
+    if (!this.hasPassword()) return Promise.resolve(notNow('no password is set yet: use the setup code'));
     return this.attempt(client, async () => {
       const stored = storedPasswordHash(this.opts.db);
       const right =
@@ -158,7 +169,7 @@ export class ConsoleAccess {
         (await verifyPassword(password, stored));
       if (!right) {
         this.log.info({ address: client.address }, 'console login failed: wrong password');
-        return { right, outcome: { ok: false, reason: 'wrong', message: 'wrong password' } };
+        return { right, outcome: wrong('wrong password') };
       }
       const outcome = this.open(client);
       this.log.info({ address: client.address, session_id: outcome.session.id }, 'console login');
@@ -168,11 +179,7 @@ export class ConsoleAccess {
 
   /** First run: the setup code printed in the log sets the password and logs in. The code works once. */
   setup(code: unknown, password: unknown, client: LoginClient): Promise<LoginOutcome> {
-    const done: LoginOutcome = {
-      ok: false,
-      reason: 'setup_done',
-      message: 'a password is already set: log in with it',
-    };
+    const done = notNow('a password is already set: log in with it');
     if (this.hasPassword()) return Promise.resolve(done);
     return this.attempt(client, async () => {
       const want = this.pendingSetupCode();
@@ -180,13 +187,10 @@ export class ConsoleAccess {
       const given = typeof code === 'string' ? code.trim().toUpperCase().replace(/\s+/g, '') : '';
       if (!timingSafeEqual(sha256(given), sha256(want))) {
         this.log.info({ address: client.address }, 'console setup failed: wrong setup code');
-        return {
-          right: false,
-          outcome: { ok: false, reason: 'wrong', message: 'wrong setup code (it is in the gateway log)' },
-        };
+        return { right: false, outcome: wrong('wrong setup code (it is in the gateway log)') };
       }
       const problem = passwordProblem(password);
-      if (problem) return { right: true, outcome: { ok: false, reason: 'invalid', message: problem } };
+      if (problem) return { right: true, outcome: invalid(problem) };
       await setPassword(this.opts.db, password as string, this.opts.clock.now());
       this.setupCode = undefined;
       const outcome = this.open(client);
@@ -204,10 +208,10 @@ export class ConsoleAccess {
       const stored = storedPasswordHash(this.opts.db);
       if (!stored || typeof current !== 'string' || !(await verifyPassword(current, stored))) {
         this.log.info({ address: client.address }, 'console password change failed: wrong current password');
-        return { right: false, outcome: { ok: false, reason: 'wrong', message: 'current password: wrong password' } };
+        return { right: false, outcome: wrong('current password: wrong password') };
       }
       const problem = passwordProblem(next);
-      if (problem) return { right: true, outcome: { ok: false, reason: 'invalid', message: problem } };
+      if (problem) return { right: true, outcome: invalid(problem) };
       await this.setAndEndSessions(next as string);
       this.log.info({ address: client.address }, 'console password changed');
       return { right: true, outcome: this.open(client) };

@@ -4,7 +4,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { obj, str } from '../../../catalog/schema.ts';
 import type { LoginClient, LoginOutcome } from '../access.ts';
 import { DEVICE_COOKIE } from '../device-cookie.ts';
-import { COOKIE, type ConsoleResult, type ConsoleRoute, consoleRoute, cookieValue, ok, refuse } from '../route.ts';
+import {
+  COOKIE,
+  type ConsoleResult,
+  type ConsoleRoute,
+  consoleRoute,
+  cookieValue,
+  ok,
+  refusal,
+  refuse,
+} from '../route.ts';
 import type { ConsoleServices } from '../services.ts';
 
 const secret = str({ maxLength: 1024 });
@@ -24,18 +33,14 @@ function client(req: FastifyRequest): LoginClient {
   };
 }
 
-/** A login outcome as an answer: the cookie on success, else the status that says why not. */
+/** A login outcome as an answer: the cookie on success, else the refusal as every console route writes it. */
 function answer(r: LoginOutcome, reply: FastifyReply, maxAgeSeconds: number): ConsoleResult {
   if (r.ok) {
     reply.header('set-cookie', [cookie(r.cookie, maxAgeSeconds), r.deviceCookie]);
     return ok({ session: r.session });
   }
-  if (r.reason === 'limited') {
-    reply.header('retry-after', String(r.retryAfterSeconds));
-    return refuse(429, r.message);
-  }
-  const status = r.reason === 'wrong' ? 401 : r.reason === 'invalid' ? 400 : 409;
-  return refuse(status, r.message);
+  if (r.retryAfterSeconds !== undefined) reply.header('retry-after', String(r.retryAfterSeconds));
+  return refusal(r);
 }
 
 /** Session cookies live as long as a session may stay unused. */

@@ -146,8 +146,8 @@ export function gatewayRoutes(s: OpenApiServices): RouteSpec[] {
       path: '/bridge/cancel_alarm',
       summary: 'Silence a sounding alarm (and a G9 sound)',
       auth: 'token',
-      handle() {
-        s.alarm.cancel();
+      handle({ actor }) {
+        s.alarm.cancel(actor);
         s.speaker.cancelSound();
         return done();
       },
