@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import {
+  benchLight,
   listen,
   percentile,
   report,
@@ -62,27 +63,17 @@ try {
   for (let from = 0; from < DEVICES; from += PER_DISCOVERY) {
     const endpoints = Array.from({ length: Math.min(PER_DISCOVERY, DEVICES - from) }, (_, j) => {
       const i = from + j;
-      return {
-        third_serial_number: `big-${i}`,
-        name: `Light ${i}`,
-        display_category: 'light',
-        capabilities: [
-          { capability: 'power', permission: '1100' },
-          { capability: 'brightness', permission: '1100' },
-          { capability: 'color-temperature', permission: '1100' },
-          { capability: 'rssi', permission: '0100' },
-        ],
-        state: {
-          power: { powerState: 'off' },
-          brightness: { brightness: i % 100 },
-          'color-temperature': { colorTemperature: 50 },
-        },
-        manufacturer: 'Bench',
-        model: `BL-${i % 5}`,
-        firmware_version: '1.2.3',
-        service_address: `${service.origin}/directive`,
-        tags: { room: `room-${i % 40}` },
+      const state = {
+        power: { powerState: 'off' },
+        brightness: { brightness: i % 100 },
+        'color-temperature': { colorTemperature: 50 },
       };
+      // Five models, forty rooms, brightness of their own: a home's variety, not one device 10,000 times.
+      return benchLight(i, `${service.origin}/directive`, {
+        model: `BL-${i % 5}`,
+        state,
+        tags: { room: `room-${i % 40}` },
+      });
     });
     const r = await post('DiscoveryRequest', { endpoints });
     for (const e of r.payload.endpoints ?? []) serials.push(e.serial_number);

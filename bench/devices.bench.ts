@@ -9,6 +9,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { Pool } from 'undici';
 import {
+  benchLight,
   epochNow,
   listen,
   percentile,
@@ -52,27 +53,9 @@ async function event(name: string, payload: unknown, endpoint?: unknown): Promis
   return r.body.json();
 }
 
-const endpoints = Array.from({ length: DEVICES }, (_, i) => ({
-  third_serial_number: `bench-${i}`,
-  name: `Bench light ${i}`,
-  display_category: 'light',
-  capabilities: [
-    { capability: 'power', permission: '1100' },
-    { capability: 'brightness', permission: '1100' },
-    { capability: 'color-temperature', permission: '1100' },
-    { capability: 'rssi', permission: '0100' },
-  ],
-  state: {
-    power: { powerState: 'off' },
-    brightness: { brightness: 50 },
-    'color-temperature': { colorTemperature: 50 },
-  },
-  manufacturer: 'Bench',
-  model: 'BL-1',
-  firmware_version: '1.2.3',
-  service_address: serviceUrl,
-  tags: { room: `room-${i % 20}`, toggle: { '1': 'Main' } },
-}));
+const endpoints = Array.from({ length: DEVICES }, (_, i) =>
+  benchLight(i, serviceUrl, { tags: { room: `room-${i % 20}`, toggle: { '1': 'Main' } } }),
+);
 const synced = await event('DiscoveryRequest', { endpoints });
 const serials: string[] = synced.payload.endpoints.map((e: { serial_number: string }) => e.serial_number);
 if (serials.length !== DEVICES) throw new Error(`sync failed: ${JSON.stringify(synced).slice(0, 300)}`);

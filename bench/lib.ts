@@ -62,6 +62,35 @@ export async function startBenchGateway(
   return startGateway({ overrides: { log_level: 'warn', ...overrides }, checkAnswers: false, dataDir });
 }
 
+/**
+ * The DiscoveryRequest endpoint of bench light `i` (a third-party light with power, brightness,
+ * colour temperature and rssi), its service at `serviceAddress`; `extra` overrides fields.
+ */
+export function benchLight(i: number, serviceAddress: string, extra: Record<string, unknown> = {}) {
+  return {
+    third_serial_number: `bench-${i}`,
+    name: `Bench light ${i}`,
+    display_category: 'light',
+    capabilities: [
+      { capability: 'power', permission: '1100' },
+      { capability: 'brightness', permission: '1100' },
+      { capability: 'color-temperature', permission: '1100' },
+      { capability: 'rssi', permission: '0100' },
+    ],
+    state: {
+      power: { powerState: 'off' },
+      brightness: { brightness: 50 },
+      'color-temperature': { colorTemperature: 50 },
+    },
+    manufacturer: 'Bench',
+    model: 'BL-1',
+    firmware_version: '1.2.3',
+    service_address: serviceAddress,
+    tags: { room: `room-${i % 20}` },
+    ...extra,
+  };
+}
+
 /** Listens on 127.0.0.1, a free port; resolves with the origin, e.g. `http://127.0.0.1:41234`. */
 export async function listen(server: Server): Promise<string> {
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
