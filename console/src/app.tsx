@@ -8,6 +8,8 @@ import { DevicePage } from './pages/device.tsx';
 import { Devices } from './pages/devices.tsx';
 import { GatewayPage } from './pages/gateway.tsx';
 import { Login } from './pages/login.tsx';
+import { ScenePage } from './pages/scene.tsx';
+import { ScenesPage } from './pages/scenes.tsx';
 import { SecurityPage } from './pages/security.tsx';
 import { alarming, auth, checkAuth, dismiss, gatewayName, live, notify, toasts, waiting } from './store.ts';
 
@@ -80,6 +82,7 @@ function Header({ page }: { page: string }) {
       <span class="brand">{gatewayName.value}</span>
       <nav>
         {link('devices', 'Devices')}
+        {link('scenes', 'Scenes')}
         {link('security', 'Security')}
         {link('dashboard', 'Dashboard')}
         {link('gateway', 'Gateway')}
@@ -126,6 +129,10 @@ export function App() {
       <Header page={page} />
       {page === 'devices' && route[1] ? (
         <DevicePage serial={route[1]} />
+      ) : page === 'scenes' && route[1] ? (
+        <ScenePage key={route[1]} id={route[1]} />
+      ) : page === 'scenes' ? (
+        <ScenesPage />
       ) : page === 'security' ? (
         <SecurityPage />
       ) : page === 'gateway' ? (

@@ -4,7 +4,8 @@
  * here; it gets what it uses through its context (src/core/integration.ts). See
  * docs/architecture.md, "Adding an integration".
  */
-import type { Integration, IntegrationEntry } from '../core/integration.ts';
+import type { Integration, IntegrationEntry, IntegrationEvents } from '../core/integration.ts';
+import type { RouteDecl } from '../core/route.ts';
 import type { Settings } from '../settings/index.ts';
 
 /** In the order they start (and the reverse of their stop). */
@@ -19,6 +20,13 @@ export const INTEGRATIONS: readonly IntegrationEntry<Settings>[] = [
     id: 'metrics',
     enabled: (s) => s.metrics !== 'off',
     load: async () => (await import('./metrics/integration.ts')).metricsIntegration(),
+  },
+  {
+    // Scenes and automations (src/automations, a folder of its own): always. Before Home
+    // Assistant, which shows the scenes (and stops first).
+    id: 'automations',
+    enabled: () => true,
+    load: async () => (await import('../automations/integration.ts')).automationsIntegration(),
   },
   {
     id: 'homeassistant',
@@ -46,4 +54,17 @@ export async function loadIntegrations(
   const enabled = table.filter((e) => e.enabled(settings));
   const loaded = await Promise.all(enabled.map((e) => e.load()));
   return enabled.map((e, i) => ({ id: e.id, integration: loaded[i] as Integration<Settings> }));
+}
+
+/**
+ * The Open API routes and events of the integrations every gateway loads (the scenes and
+ * automations), as the generated documents show them (docs/openapi.json, docs/asyncapi.json):
+ * the declarations only, whose handlers are never called.
+ */
+export async function documented(): Promise<{
+  routes: RouteDecl[];
+  events: NonNullable<IntegrationEvents['openApi']>;
+}> {
+  const { documentedRoutes, AUTOMATION_EVENTS } = await import('../automations/integration.ts');
+  return { routes: documentedRoutes(), events: AUTOMATION_EVENTS.openApi };
 }

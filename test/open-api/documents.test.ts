@@ -9,9 +9,10 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { asyncApiJson, openApiJson } from '../../src/http/open-api/documents.ts';
+import { asyncApiJson, type Contributed, openApiJson } from '../../src/http/open-api/documents.ts';
 import type { AnswerCheck } from '../../src/http/open-api/route.ts';
 import { servedRoutes } from '../../src/http/server.ts';
+import { documented as integrationDocs } from '../../src/integrations/load.ts';
 import { call, rest, startGateway, type TestGateway } from '../helpers/foundation.ts';
 import { endpoint, sendEvent, startService } from '../helpers/thirdparty.ts';
 
@@ -25,8 +26,10 @@ let g: TestGateway;
 let token: string;
 const answerCheck: AnswerCheck = { violations: [] };
 let doc: any;
+let contributed: Contributed;
 
 before(async () => {
+  contributed = await integrationDocs();
   g = await startGateway({ gatewayOptions: { answerCheck } });
   token = g.token('docs');
   doc = (await call(g.url, 'GET', '/open-api/openapi.json')).json;
@@ -48,8 +51,8 @@ function schemasOf(node: unknown, path: string, out: [string, object][] = []): [
 
 describe('the OpenAPI document', () => {
   it('is served at /open-api/openapi.json and is the one in docs/openapi.json (run npm run docs)', () => {
-    assert.equal(readFileSync('docs/openapi.json', 'utf8'), openApiJson());
-    assert.deepEqual(doc, JSON.parse(openApiJson()));
+    assert.equal(readFileSync('docs/openapi.json', 'utf8'), openApiJson(contributed));
+    assert.deepEqual(doc, JSON.parse(openApiJson(contributed)));
     assert.equal(doc.openapi, '3.1.0');
   });
 
@@ -97,7 +100,9 @@ describe('the OpenAPI document', () => {
   it('holds only valid JSON Schemas (draft 2020-12)', () => {
     const all = schemasOf(doc, '#');
     assert.ok(all.length > 100);
-    for (const [where, schema] of all) assert.doesNotThrow(() => ajv.compile(schema), where);
+    // A named schema (the automations') is given once in components and referred to with $ref.
+    for (const [where, schema] of all)
+      assert.doesNotThrow(() => ajv.compile({ ...schema, components: doc.components }), where);
   });
 });
 
@@ -108,7 +113,7 @@ describe('real answers against the documented schemas', () => {
     return schema.oneOf ? schema.oneOf[0] : schema;
   };
   const check = (path: string, method: string, body: unknown) => {
-    const validate = ajv.compile(successSchema(path, method));
+    const validate = ajv.compile({ ...successSchema(path, method), components: doc.components });
     assert.ok(
       validate(body),
       `${method} ${path}: ${JSON.stringify(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`,
@@ -146,14 +151,14 @@ describe('real answers against the documented schemas', () => {
 
 describe('the AsyncAPI document', () => {
   it('is served at /open-api/asyncapi.json and is the one in docs/asyncapi.json (run npm run docs)', async () => {
-    assert.equal(readFileSync('docs/asyncapi.json', 'utf8'), asyncApiJson());
+    assert.equal(readFileSync('docs/asyncapi.json', 'utf8'), asyncApiJson(contributed));
     const served = (await call(g.url, 'GET', '/open-api/asyncapi.json')).json;
-    assert.deepEqual(served, JSON.parse(asyncApiJson()));
+    assert.deepEqual(served, JSON.parse(asyncApiJson(contributed)));
     assert.equal(served.asyncapi, '3.0.0');
   });
 
   it("declares every Open API event with a valid payload schema, and no event of the gateway's own", () => {
-    const a = JSON.parse(asyncApiJson());
+    const a = JSON.parse(asyncApiJson(contributed));
     const names = Object.values<any>(a.components.messages).map((m) => m.name);
     for (const n of ['addDevice', 'updateDeviceState', 'updateDeviceInfo', 'updateDeviceOnline', 'deleteDevice'])
       assert.ok(names.includes(`device#{version}#${n}`), n);
