@@ -187,7 +187,7 @@ export class Devices {
 
   private announce(host: DriverHost, node: Node): void {
     const def = node.definition;
-    const { added } = announceZigbeeDevice(host, DRIVER_ID, {
+    const announced = announceZigbeeDevice(host, DRIVER_ID, {
       ref: node.ieee,
       ieee: node.ieee,
       adoptFrom: ['zigbee2mqtt'],
@@ -203,7 +203,9 @@ export class Devices {
       // The coordinator has no names of its own: the gateway's name is the only one.
       renamed: () => false,
     });
-    if (!added) this.syncOnline(node);
+    if ('refused' in announced)
+      this.deps.log.warn({ ieee: node.ieee, reason: announced.refused }, 'zigbee: device not added');
+    else if (!announced.added) this.syncOnline(node);
   }
 
   // ---- events of the network ----
