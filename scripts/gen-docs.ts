@@ -4,13 +4,16 @@ import { renderCapabilitiesDoc } from '../src/catalog/index.ts';
 import { errorsDoc, readmeWithSettings } from '../src/docs/generated.ts';
 import { asyncApiJson, openApiJson } from '../src/http/open-api/documents.ts';
 import { withMappingDoc } from '../src/integrations/homeassistant/docs.ts';
+import { openApiDeclarations } from '../src/integrations/load.ts';
 import { withMappingDoc as withMatterMappingDoc } from '../src/integrations/matter/docs.ts';
+
+const contributed = await openApiDeclarations();
 
 writeFileSync('docs/errors.md', errorsDoc());
 writeFileSync('docs/capabilities.md', renderCapabilitiesDoc());
 writeFileSync('README.md', readmeWithSettings(readFileSync('README.md', 'utf8')));
-writeFileSync('docs/openapi.json', openApiJson());
-writeFileSync('docs/asyncapi.json', asyncApiJson());
+writeFileSync('docs/openapi.json', openApiJson(contributed));
+writeFileSync('docs/asyncapi.json', asyncApiJson(contributed));
 writeFileSync('docs/home-assistant.md', withMappingDoc(readFileSync('docs/home-assistant.md', 'utf8')));
 writeFileSync('docs/matter.md', withMatterMappingDoc(readFileSync('docs/matter.md', 'utf8')));
 console.log(

@@ -4,7 +4,8 @@
  * here; it gets what it uses through its context (src/core/integration.ts). See
  * docs/architecture.md, "Adding an integration".
  */
-import type { Integration, IntegrationEntry } from '../core/integration.ts';
+import type { Integration, IntegrationContext, IntegrationEntry, IntegrationEvents } from '../core/integration.ts';
+import type { RouteDecl } from '../core/route.ts';
 import type { Settings } from '../settings/index.ts';
 
 /** In the order they start (and the reverse of their stop). */
@@ -19,6 +20,13 @@ export const INTEGRATIONS: readonly IntegrationEntry<Settings>[] = [
     id: 'metrics',
     enabled: (s) => s.metrics !== 'off',
     load: async () => (await import('./metrics/integration.ts')).metricsIntegration(),
+  },
+  {
+    // Always (small): its routes answer in every mode. Before the bridges, so that they find the
+    // groups already listed as devices when they start.
+    id: 'zigbee',
+    enabled: () => true,
+    load: async () => (await import('./zigbee/index.ts')).zigbeeIntegration(),
   },
   {
     id: 'homeassistant',
@@ -46,4 +54,22 @@ export async function loadIntegrations(
   const enabled = table.filter((e) => e.enabled(settings));
   const loaded = await Promise.all(enabled.map((e) => e.load()));
   return enabled.map((e, i) => ({ id: e.id, integration: loaded[i] as Integration<Settings> }));
+}
+
+/**
+ * The routes and events the integrations add to the Open API, for its documents (`npm run docs`,
+ * docs/openapi.json and docs/asyncapi.json): of every integration of the table, declared with a
+ * context that no handler runs with.
+ */
+export async function openApiDeclarations(
+  table: readonly IntegrationEntry<Settings>[] = INTEGRATIONS,
+): Promise<{ routes: RouteDecl[]; events: NonNullable<IntegrationEvents['openApi']> }> {
+  const routes: RouteDecl[] = [];
+  const events: NonNullable<IntegrationEvents['openApi']> = {};
+  for (const entry of table) {
+    const integration = await entry.load();
+    routes.push(...(integration.routes?.({} as IntegrationContext<Settings>).openApi ?? []));
+    Object.assign(events, integration.events?.openApi);
+  }
+  return { routes, events };
 }

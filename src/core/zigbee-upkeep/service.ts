@@ -14,17 +14,20 @@
 import { ErrorCode, failure } from '../../catalog/errors.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
-import type { DeviceRecord } from '../devices/contract.ts';
 import type { DeviceRegistry } from '../devices/registry.ts';
 import type { DeviceService } from '../devices/service.ts';
 import type { BusEvent, EventBus } from '../event-bus.ts';
 import { bindingsView, resolveBind } from './bind-requests.ts';
-import { checkScan, checkSerial, invalid } from './checks.ts';
+import { checkSerial, invalid } from './checks.ts';
 import { type Answer, type FoundGroup, quoted, UpkeepContext, type ZigbeeDevice } from './context.ts';
 import { FirmwareUpdates } from './firmware.ts';
 import { changeMember, createGroup, deleteGroup, renameGroup } from './group-requests.ts';
 import { GROUP_DRIVER, GroupDevices, GroupDriver } from './groups.ts';
-import type { BindingView, FirmwareView, GroupView, NetworkMapView } from './views.ts';
+import { type MapStore, NetworkMaps } from './maps.ts';
+import type { BindingView, FirmwareView, GroupView, NetworkMapView, ScanStarted } from './views.ts';
+
+/** How long a cancel waits for the update it stopped to end, before it answers. */
+const CANCEL_WAIT_MS = 10_000;
 
 export interface ZigbeeUpkeepDeps {
   registry: DeviceRegistry;
@@ -32,6 +35,8 @@ export interface ZigbeeUpkeepDeps {
   bus: EventBus;
   clock?: Clock;
   log?: Log;
+  /** Where the last map of each network is kept across restarts (memory only without it). */
+  maps?: MapStore;
 }
 
 /** A network as the service lists it. */
@@ -52,27 +57,27 @@ export class ZigbeeUpkeepService {
   private readonly ctx: UpkeepContext;
   private readonly groupDevices: GroupDevices;
   private readonly firmware: FirmwareUpdates;
+  private readonly maps: NetworkMaps;
   private readonly clock: Clock;
-  private readonly scans = new Map<string, number>();
-  private readonly maps = new Map<string, NetworkMapView>();
-  private readonly checking = new Set<string>();
   private readonly unwatch = new Map<string, () => void>();
   private unsubscribe?: () => void;
   /** Each group's view as last published, to tell what changed on the network's side. */
   private published = new Map<string, string>();
 
   constructor(private readonly deps: ZigbeeUpkeepDeps) {
-    this.clock = deps.clock ?? systemClock;
+    const clock = deps.clock ?? systemClock;
+    this.clock = clock;
     this.groupDevices = new GroupDevices(deps.registry);
     this.ctx = new UpkeepContext(deps.registry, deps.devices, this.groupDevices);
     this.groupDriver = new GroupDriver((id) => this.ctx.ability(id));
     this.firmware = new FirmwareUpdates({
       registry: deps.registry,
       bus: deps.bus,
-      clock: this.clock,
+      clock,
       log: deps.log,
       ability: (id) => this.ctx.ability(id),
     });
+    this.maps = new NetworkMaps({ ctx: this.ctx, bus: deps.bus, clock, log: deps.log, store: deps.maps });
   }
 
   /** Follows the running Zigbee drivers: their groups listed as devices, their firmware reports. */
@@ -105,7 +110,7 @@ export class ZigbeeUpkeepService {
   networks(): NetworkStatus[] {
     return this.ctx.networks().map(({ network, driverId, ability }) => {
       const reach = ability.reachable(network);
-      const since = this.scans.get(`${driverId}\u0000${network}`);
+      const since = this.maps.scanning(driverId, network);
       const updating = this.ctx.registry
         .listByDriver(driverId)
         .find((d) => this.firmware.place(d.serial_number)?.state === 'updating');
@@ -141,32 +146,35 @@ export class ZigbeeUpkeepService {
     if (!z.ok) return z;
     const { device, ability } = z.value;
     const serial = device.serial_number;
-    if (this.checking.has(serial)) return invalid(`serial_number: a check of ${quoted(device.name)} is running`);
-    this.checking.add(serial);
+    const { checking } = this.firmware;
+    if (checking.has(serial)) return invalid(`serial_number: a check of ${quoted(device.name)} is running`);
+    checking.add(serial);
+    let r: Awaited<ReturnType<typeof ability.checkFirmware>>;
     try {
       this.firmware.publish({ serial_number: serial, state: 'checking' });
-      const r = await ability.checkFirmware(device);
-      const now = this.ctx.registry.get(serial) ?? device;
-      if (!r.ok) {
-        this.firmware.publish({ serial_number: serial, state: 'failed', reason: r.message });
-        return { ok: false, ...failure(r.code, r.message) };
-      }
-      const info = {
-        supported: true,
-        state: r.value.available ? ('available' as const) : ('idle' as const),
-        ...r.value,
-      };
-      this.firmware.remember(now, info, true);
-      this.firmware.publish({
-        serial_number: serial,
-        state: info.state,
-        ...(r.value.installed_version !== undefined ? { installed_version: r.value.installed_version } : {}),
-        ...(r.value.latest_version !== undefined ? { latest_version: r.value.latest_version } : {}),
-      });
-      return { ok: true, value: this.firmware.view(this.ctx.registry.get(serial) ?? now, ability) };
+      r = await ability.checkFirmware(device);
     } finally {
-      this.checking.delete(serial);
+      // Before the events that end it: a console that reads the firmware on them sees it checked.
+      checking.delete(serial);
     }
+    const now = this.ctx.registry.get(serial) ?? device;
+    if (!r.ok) {
+      this.firmware.publish({ serial_number: serial, state: 'failed', reason: r.message });
+      return { ok: false, ...failure(r.code, r.message) };
+    }
+    const info = {
+      supported: true,
+      state: r.value.available ? ('available' as const) : ('idle' as const),
+      ...r.value,
+    };
+    this.firmware.remember(now, info, true);
+    this.firmware.publish({
+      serial_number: serial,
+      state: info.state,
+      ...(r.value.installed_version !== undefined ? { installed_version: r.value.installed_version } : {}),
+      ...(r.value.latest_version !== undefined ? { latest_version: r.value.latest_version } : {}),
+    });
+    return { ok: true, value: this.firmware.view(this.ctx.registry.get(serial) ?? now, ability) };
   }
 
   /**
@@ -208,6 +216,39 @@ export class ZigbeeUpkeepService {
       );
     this.firmware.enqueue(device, network);
     return { ok: true, value: this.firmware.view(device, ability) };
+  }
+
+  /**
+   * Stops a device's update: one queued leaves the queue; one running is stopped by its backend
+   * (the device keeps the firmware it runs, the image stays available) and answered once it has
+   * ended (at most CANCEL_WAIT_MS). Refused when none is queued or running, or when the backend
+   * cannot stop one that has started.
+   */
+  async cancelFirmwareUpdate(body: unknown): Promise<Answer<FirmwareView>> {
+    const errors = checkSerial(body);
+    if (errors.length > 0) return invalid(...errors);
+    const z = this.ctx.device((body as { serial_number: string }).serial_number, 'serial_number');
+    if (!z.ok) return z;
+    const { device, ability } = z.value;
+    const serial = device.serial_number;
+    const name = quoted(device.name);
+    const place = this.firmware.place(serial);
+    if (!place) return invalid(`serial_number: no update of ${name} is queued or running`);
+    if (place.state === 'updating') {
+      if (!ability.cancelFirmware)
+        return invalid(`serial_number: the update of ${name} has started, and its network cannot stop one that runs`);
+      const ended = this.firmware.ending(serial);
+      this.firmware.cancel(serial);
+      const r = await ability.cancelFirmware(device);
+      if (!r.ok) {
+        this.firmware.uncancel(serial);
+        return { ok: false, ...failure(r.code, r.message) };
+      }
+      let stop = () => {};
+      await Promise.race([ended, new Promise<void>((done) => (stop = this.clock.setTimer(CANCEL_WAIT_MS, done)))]);
+      stop();
+    } else this.firmware.cancel(serial);
+    return { ok: true, value: this.firmware.view(this.ctx.registry.get(serial) ?? device, ability) };
   }
 
   /** A device named in `body` that can be checked or updated: it takes updates and is online. */
@@ -354,62 +395,22 @@ export class ZigbeeUpkeepService {
 
   // ---- the network map ----
 
-  /** The last map scanned of a network. */
+  /** The last map scanned of a network (the only one when none is named). */
   networkMap(network?: string): Answer<NetworkMapView> {
-    const net = this.ctx.network(network);
-    if (!net.ok) return net;
-    const map = this.maps.get(`${net.value.driverId}\u0000${net.value.network}`);
-    return map
-      ? { ok: true, value: map }
-      : { ok: false, ...failure(ErrorCode.NOT_FOUND, `no map of ${net.value.network} yet: scan it first`) };
+    return this.maps.last(network);
   }
 
   /**
-   * `{network?, routes?}`: scans a network (every router's neighbours, and routes with `routes`);
-   * refused while a scan of the same network runs. Events `scanning`, then `done` or `failed`.
+   * `{network?, routes?}`: scans a network (every router's neighbours, and routes with `routes`)
+   * and answers with its map; refused while a scan of the same network runs. Events `scanning`,
+   * then `done` or `failed`.
    */
-  async scanNetwork(body: unknown = {}): Promise<Answer<NetworkMapView>> {
-    const errors = checkScan(body);
-    if (errors.length > 0) return invalid(...errors);
-    const b = body as { network?: string; routes?: boolean };
-    const net = this.ctx.network(b.network);
-    if (!net.ok) return net;
-    const { network, driverId, ability } = net.value;
-    const key = `${driverId}\u0000${network}`;
-    const since = this.scans.get(key);
-    if (since !== undefined)
-      return invalid(
-        `network: a scan of ${network} has run since ${new Date(since).toISOString()} (a scan floods a large network with requests): wait for it to finish`,
-      );
-    const reach = ability.reachable(network);
-    if (!reach.ok) return { ok: false, ...failure(ErrorCode.SERVER_ERROR, reach.message) };
-    const routes = b.routes === true;
-    this.scans.set(key, this.clock.now());
-    this.deps.bus.publish('zigbee#networkMap', { payload: { network, state: 'scanning' } });
-    try {
-      const r = await ability.networkMap(network, routes);
-      if (!r.ok) {
-        this.deps.bus.publish('zigbee#networkMap', { payload: { network, state: 'failed', reason: r.message } });
-        return { ok: false, ...failure(r.code, r.message) };
-      }
-      const devices = this.ctx.byIeee(driverId);
-      const view: NetworkMapView = {
-        network,
-        scanned_at: new Date(this.clock.now()).toISOString(),
-        routes,
-        nodes: r.value.nodes.map((n) => {
-          const d: DeviceRecord | undefined = devices.get(n.ieee_address);
-          return d ? { ...n, serial_number: d.serial_number, name: d.name, online: d.online } : n;
-        }),
-        links: r.value.links,
-      };
-      this.maps.set(key, view);
-      this.deps.bus.publish('zigbee#networkMap', {
-        payload: { network, state: 'done', nodes: view.nodes.length, links: view.links.length },
-      });
-      return { ok: true, value: view };
-    } finally {
-      this.scans.delete(key);
-    }
+  scanNetwork(body: unknown = {}): Promise<Answer<NetworkMapView>> {
+    return this.maps.scan(body);
+  }
+
+  /** As scanNetwork, but answers as soon as the scan has started (a large network takes minutes). */
+  startScan(body: unknown = {}): Answer<ScanStarted> {
+    return this.maps.start(body);
   }
 }

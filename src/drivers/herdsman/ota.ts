@@ -167,6 +167,13 @@ export class HerdsmanOta {
     }
   }
 
+  /** Stops the update of a device, at its next block request (zigbee-herdsman answers it ABORT); false when none runs. */
+  abort(node: Node, device: ZhDevice): boolean {
+    if (!this.running.has(node.ieee)) return false;
+    device.abortOta();
+    return true;
+  }
+
   async update(
     node: Node,
     device: ZhDevice,

@@ -197,6 +197,14 @@ export class HerdsmanUpkeep implements ZigbeeUpkeep {
     return r;
   }
 
+  async cancelFirmware(device: DeviceRecord): Promise<Result<null>> {
+    const z = this.zh(device);
+    if (!z.ok) return z;
+    return this.d.ota.abort(z.value.node, z.value.zh)
+      ? { ok: true, value: null }
+      : { ok: false, code: ErrorCode.DEVICE_UPDATE_FAILED, message: 'no update of this device runs' };
+  }
+
   // ---- groups ----
 
   private members(g: ZhGroup): GroupMember[] {
