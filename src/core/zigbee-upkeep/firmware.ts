@@ -51,8 +51,6 @@ function stored(device: DeviceRecord): Stored {
 
 export class FirmwareUpdates {
   private readonly queues = new Map<string, { running?: Job; waiting: Job[] }>();
-  /** The end of each update running, by serial number. */
-  private readonly runs = new Map<string, Promise<void>>();
   /** The last event of each device, so that a repeated report is not published again. */
   private readonly last = new Map<string, string>();
   /** The devices a check runs for (one at a time per device). */
@@ -61,10 +59,13 @@ export class FirmwareUpdates {
 
   constructor(private readonly deps: FirmwareDeps) {}
 
-  /** Where a device's update stands: being installed, waiting (1: next), or neither. */
+  /**
+   * Where a device's update stands: being installed, waiting (1: next), or neither (one stopped
+   * by the user is neither while its backend ends it).
+   */
   place(serial: string): { state: 'updating' } | { state: 'queued'; position: number } | undefined {
     for (const q of this.queues.values()) {
-      if (q.running?.serial === serial) return { state: 'updating' };
+      if (q.running?.serial === serial && !q.running.cancelled) return { state: 'updating' };
       const i = q.waiting.findIndex((j) => j.serial === serial);
       if (i >= 0) return { state: 'queued', position: i + 1 };
     }
@@ -157,7 +158,7 @@ export class FirmwareUpdates {
    */
   cancel(serial: string): 'dequeued' | 'running' | undefined {
     for (const q of this.queues.values()) {
-      if (q.running?.serial === serial) {
+      if (q.running?.serial === serial && !q.running.cancelled) {
         q.running.cancelled = true;
         return 'running';
       }
@@ -178,11 +179,6 @@ export class FirmwareUpdates {
       return 'dequeued';
     }
     return undefined;
-  }
-
-  /** Resolves when the device's update running now has ended (at once when none runs). */
-  ending(serial: string): Promise<void> {
-    return this.runs.get(serial) ?? Promise.resolve();
   }
 
   /** Marks a running update as no longer stopped (its backend could not stop it). */
@@ -206,14 +202,12 @@ export class FirmwareUpdates {
     q.waiting.forEach((j, i) => {
       this.publish({ serial_number: j.serial, state: 'queued', position: i + 1 });
     });
-    const run = this.run(job)
+    this.run(job)
       .catch((err) => this.deps.log?.error({ err, serial_number: job.serial }, 'zigbee: firmware update failed'))
       .finally(() => {
         q.running = undefined;
-        this.runs.delete(job.serial);
         this.next(key);
       });
-    this.runs.set(job.serial, run);
   }
 
   private async run(job: Job): Promise<void> {

@@ -26,9 +26,6 @@ import { GROUP_DRIVER, GroupDevices, GroupDriver } from './groups.ts';
 import { type MapStore, NetworkMaps } from './maps.ts';
 import type { BindingView, FirmwareView, GroupView, NetworkMapView, ScanStarted } from './views.ts';
 
-/** How long a cancel waits for the update it stopped to end, before it answers. */
-const CANCEL_WAIT_MS = 10_000;
-
 export interface ZigbeeUpkeepDeps {
   registry: DeviceRegistry;
   devices: DeviceService;
@@ -58,7 +55,6 @@ export class ZigbeeUpkeepService {
   private readonly groupDevices: GroupDevices;
   private readonly firmware: FirmwareUpdates;
   private readonly maps: NetworkMaps;
-  private readonly clock: Clock;
   private readonly unwatch = new Map<string, () => void>();
   private unsubscribe?: () => void;
   /** Each group's view as last published, to tell what changed on the network's side. */
@@ -66,7 +62,6 @@ export class ZigbeeUpkeepService {
 
   constructor(private readonly deps: ZigbeeUpkeepDeps) {
     const clock = deps.clock ?? systemClock;
-    this.clock = clock;
     this.groupDevices = new GroupDevices(deps.registry);
     this.ctx = new UpkeepContext(deps.registry, deps.devices, this.groupDevices);
     this.groupDriver = new GroupDriver((id) => this.ctx.ability(id));
@@ -220,9 +215,10 @@ export class ZigbeeUpkeepService {
 
   /**
    * Stops a device's update: one queued leaves the queue; one running is stopped by its backend
-   * (the device keeps the firmware it runs, the image stays available) and answered once it has
-   * ended (at most CANCEL_WAIT_MS). Refused when none is queued or running, or when the backend
-   * cannot stop one that has started.
+   * (the device keeps the firmware it runs, the image stays available), answered once the backend
+   * has taken the stop (the device hears it at its next block request: the event `cancelled`
+   * follows). Refused when none is queued or running, or when the backend cannot stop one that
+   * has started.
    */
   async cancelFirmwareUpdate(body: unknown): Promise<Answer<FirmwareView>> {
     const errors = checkSerial(body);
@@ -237,16 +233,12 @@ export class ZigbeeUpkeepService {
     if (place.state === 'updating') {
       if (!ability.cancelFirmware)
         return invalid(`serial_number: the update of ${name} has started, and its network cannot stop one that runs`);
-      const ended = this.firmware.ending(serial);
       this.firmware.cancel(serial);
       const r = await ability.cancelFirmware(device);
       if (!r.ok) {
         this.firmware.uncancel(serial);
         return { ok: false, ...failure(r.code, r.message) };
       }
-      let stop = () => {};
-      await Promise.race([ended, new Promise<void>((done) => (stop = this.clock.setTimer(CANCEL_WAIT_MS, done)))]);
-      stop();
     } else this.firmware.cancel(serial);
     return { ok: true, value: this.firmware.view(this.ctx.registry.get(serial) ?? device, ability) };
   }

@@ -171,6 +171,9 @@ export class HerdsmanOta {
   abort(node: Node, device: ZhDevice): boolean {
     if (!this.running.has(node.ieee)) return false;
     device.abortOta();
+    // The image is still there to install, as once the update has failed.
+    const { progress: _p, remaining: _r, ...known } = this.known.get(node.ieee) ?? {};
+    this.known.set(node.ieee, { ...known, state: 'available' });
     return true;
   }
 

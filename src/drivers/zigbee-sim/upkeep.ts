@@ -38,6 +38,9 @@ export interface UpkeepDevice {
   firmware: { version: number; build: string; updated?: boolean };
   /** Test hook: its next update fails (the image refused as invalid). */
   failOta?: boolean;
+  /** Test hook: its next update waits after its first tenth until `resumeOta` is called. */
+  holdOta?: boolean;
+  resumeOta?: () => void;
 }
 
 /** What the upkeep part needs of the simulator. */
@@ -150,8 +153,17 @@ export class SimUpkeep {
   /** A bridge request of this part. */
   onRequest(asked: string, msg: unknown, transaction: unknown): void {
     const body = typeof msg === 'object' && msg !== null ? (msg as Record<string, unknown>) : {};
-    // Zigbee2MQTT takes an abort with no update running as an update request, answered as one.
+    // An abort with no update running is answered on the update's topic, as Zigbee2MQTT does.
     const what = asked === 'device/ota_update/update/abort' && !this.updating(msg) ? 'device/ota_update/update' : asked;
+    if (what !== asked) {
+      const id = typeof msg === 'string' ? msg : body.id;
+      const d = typeof id === 'string' ? this.h.find(id) : undefined;
+      const message = d
+        ? `No OTA in progress to abort for device '${d.friendly}'`
+        : `Device '${String(id)}' does not exist`;
+      this.h.respond(what, { data: {}, status: 'error', error: message }, transaction);
+      return;
+    }
     const ok = (data: Record<string, unknown>) => this.h.respond(what, { data, status: 'ok' }, transaction);
     const error = (message: string) => this.h.respond(what, { data: {}, status: 'error', error: message }, transaction);
     const r = this.handle(what, body, typeof msg === 'string' ? msg : undefined, ok, error);
@@ -269,6 +281,11 @@ export class SimUpkeep {
     this.busy.add(d.ieee);
     const step = this.opts.otaStepMs ?? 1000;
     const run = (percent: number) => {
+      if (percent === 10 && d.holdOta) {
+        d.holdOta = false;
+        d.resumeOta = () => run(10);
+        return;
+      }
       this.h.publishState(
         d,
         this.update(d, 'updating', {
@@ -277,6 +294,7 @@ export class SimUpkeep {
         }),
       );
       if (this.aborted.delete(d.ieee)) {
+        d.resumeOta = undefined;
         this.busy.delete(d.ieee);
         this.h.publishState(d, this.update(d, 'available'));
         error(`OTA update of '${d.friendly}' failed (OTA for device ${d.ieee} was aborted)`);
@@ -324,7 +342,7 @@ export class SimUpkeep {
   /**
    * `device/ota_update/update/abort`: an update running stops at its next block (its own request
    * then fails, the device keeps its firmware); Zigbee2MQTT 2.x answers at once and shows the
-   * image available again. With no update running, Zigbee2MQTT takes it as an update request.
+   * image available again. With no update running it refuses (onRequest).
    */
   private abort(
     body: Record<string, unknown>,

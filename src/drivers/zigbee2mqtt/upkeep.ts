@@ -262,8 +262,8 @@ export class Zigbee2mqttUpkeep implements ZigbeeUpkeep {
 
   /**
    * Zigbee2MQTT 2.x stops an update with `device/ota_update/update/abort` (answered at once; the
-   * update itself then fails at the device's next block request). Asked with no update running,
-   * Zigbee2MQTT would start one: only an update this driver runs is stopped.
+   * update itself then fails at the device's next block request). Only an update this driver
+   * runs is stopped (with none, Zigbee2MQTT refuses: `No OTA in progress to abort for device ...`).
    */
   async cancelFirmware(device: DeviceRecord): Promise<Result<null>> {
     const found = this.entry(device);
