@@ -9,7 +9,9 @@ import { Devices } from './pages/devices.tsx';
 import { GatewayPage } from './pages/gateway.tsx';
 import { Login } from './pages/login.tsx';
 import { SecurityPage } from './pages/security.tsx';
+import { ZigbeePage } from './pages/zigbee.tsx';
 import { alarming, auth, checkAuth, dismiss, gatewayName, live, notify, toasts, waiting } from './store.ts';
+import { networks } from './zigbee.ts';
 
 /** Apps asking for a token: approve or deny each; the pop-up closes on every console once one decides. */
 function AccessRequests() {
@@ -80,6 +82,7 @@ function Header({ page }: { page: string }) {
       <span class="brand">{gatewayName.value}</span>
       <nav>
         {link('devices', 'Devices')}
+        {networks.value.length > 0 && link('zigbee', 'Zigbee')}
         {link('security', 'Security')}
         {link('dashboard', 'Dashboard')}
         {link('gateway', 'Gateway')}
@@ -126,6 +129,8 @@ export function App() {
       <Header page={page} />
       {page === 'devices' && route[1] ? (
         <DevicePage serial={route[1]} />
+      ) : page === 'zigbee' ? (
+        <ZigbeePage tab={route[1]} />
       ) : page === 'security' ? (
         <SecurityPage />
       ) : page === 'gateway' ? (

@@ -6,6 +6,7 @@
 import { computed, signal } from '@preact/signals';
 import { ApiError, api, whenLoggedOut, wordsOf } from './api.ts';
 import type { AlarmStatus, Device, Window } from './types.ts';
+import { followZigbee, reloadZigbee } from './zigbee.ts';
 
 export type AuthState = 'loading' | 'login' | 'setup' | 'in';
 
@@ -161,6 +162,7 @@ export function connect(): void {
   es.onopen = () => {
     live.value = 'live';
     void Promise.all([loadDevices(), loadLink(), loadAlarm()]).catch((err) => notify('error', wordsOf(err)));
+    void reloadZigbee();
   };
   es.onerror = () => {
     if (es.readyState !== EventSource.CLOSED) {
@@ -215,6 +217,10 @@ export function connect(): void {
   };
   on(es, 'security#updateArmState', security);
   on(es, 'bridge#updateAlarmState', security);
+  followZigbee(
+    (name, fn) => on(es, name, fn),
+    (serial) => void refreshDevice(serial),
+  );
   on(es, 'token#revoked', () => tokensVersion.value++);
   on(es, 'token#cleared', () => tokensVersion.value++);
 }
