@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import { api, wordsOf } from '../api.ts';
 import { channelsOf } from '../components/bindings.tsx';
 import { ControlView } from '../components/controls.tsx';
+import { at } from '../format.ts';
 import { act, devices } from '../store.ts';
 import type { Device, GroupView } from '../types.ts';
 import { groups, groupsLoaded, networks } from '../zigbee.ts';
@@ -42,8 +43,7 @@ const memberName = (m: GroupView['members'][number]) =>
 /** Whether a member is on now (its own state: a group's state follows its members). */
 function MemberPower({ m }: { m: GroupView['members'][number] }) {
   const d = devices.value.find((x) => x.serial_number === m.serial_number);
-  const state = d?.state as Record<string, any> | undefined;
-  const on = m.channel ? state?.toggle?.[m.channel]?.toggleState : state?.power?.powerState;
+  const on = m.channel ? at(d?.state, ['toggle', m.channel, 'toggleState']) : at(d?.state, ['power', 'powerState']);
   if (on !== 'on' && on !== 'off') return null;
   return <span class={`member-state ${on}`}>{on}</span>;
 }
