@@ -11,16 +11,16 @@
  * Wiring: register `groupDriver` with the device service before it starts, and call start()
  * once the drivers have started (stop() before they stop).
  */
-import { ErrorCode, failure } from '../../catalog/errors.ts';
+import { failure } from '../../catalog/errors.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
 import type { DeviceRegistry } from '../devices/registry.ts';
 import type { DeviceService } from '../devices/service.ts';
 import type { BusEvent, EventBus } from '../event-bus.ts';
 import { bindingsView, resolveBind } from './bind-requests.ts';
-import { checkSerial, invalid } from './checks.ts';
-import { type Answer, type FoundGroup, quoted, UpkeepContext, type ZigbeeDevice } from './context.ts';
+import { type Answer, type FoundGroup, quoted, UpkeepContext } from './context.ts';
 import { FirmwareUpdates } from './firmware.ts';
+import { FirmwareRequests } from './firmware-requests.ts';
 import { changeMember, createGroup, deleteGroup, renameGroup } from './group-requests.ts';
 import { GROUP_DRIVER, GroupDevices, GroupDriver } from './groups.ts';
 import { type MapStore, NetworkMaps } from './maps.ts';
@@ -55,6 +55,7 @@ export class ZigbeeUpkeepService {
   private readonly groupDevices: GroupDevices;
   private readonly firmware: FirmwareUpdates;
   private readonly maps: NetworkMaps;
+  private readonly requests: FirmwareRequests;
   private readonly unwatch = new Map<string, () => void>();
   private unsubscribe?: () => void;
   /** Each group's view as last published, to tell what changed on the network's side. */
@@ -72,6 +73,7 @@ export class ZigbeeUpkeepService {
       log: deps.log,
       ability: (id) => this.ctx.ability(id),
     });
+    this.requests = new FirmwareRequests({ ctx: this.ctx, firmware: this.firmware, log: deps.log });
     this.maps = new NetworkMaps({ ctx: this.ctx, bus: deps.bus, clock, log: deps.log, store: deps.maps });
   }
 
@@ -136,124 +138,23 @@ export class ZigbeeUpkeepService {
   }
 
   /** Asks a device what it runs and the index what there is (events `checking`, then `idle`/`available` or `failed`). */
-  async checkFirmware(body: unknown): Promise<Answer<FirmwareView>> {
-    const z = this.updatable(body);
-    if (!z.ok) return z;
-    const { device, ability } = z.value;
-    const serial = device.serial_number;
-    const { checking } = this.firmware;
-    if (checking.has(serial)) return invalid(`serial_number: a check of ${quoted(device.name)} is running`);
-    checking.add(serial);
-    let r: Awaited<ReturnType<typeof ability.checkFirmware>>;
-    try {
-      this.firmware.publish({ serial_number: serial, state: 'checking' });
-      r = await ability.checkFirmware(device);
-    } finally {
-      // Before the events that end it: a console that reads the firmware on them sees it checked.
-      checking.delete(serial);
-    }
-    const now = this.ctx.registry.get(serial) ?? device;
-    if (!r.ok) {
-      this.firmware.publish({ serial_number: serial, state: 'failed', reason: r.message });
-      return { ok: false, ...failure(r.code, r.message) };
-    }
-    const info = {
-      supported: true,
-      state: r.value.available ? ('available' as const) : ('idle' as const),
-      ...r.value,
-    };
-    this.firmware.remember(now, info, true);
-    this.firmware.publish({
-      serial_number: serial,
-      state: info.state,
-      ...(r.value.installed_version !== undefined ? { installed_version: r.value.installed_version } : {}),
-      ...(r.value.latest_version !== undefined ? { latest_version: r.value.latest_version } : {}),
-    });
-    return { ok: true, value: this.firmware.view(this.ctx.registry.get(serial) ?? now, ability) };
+  checkFirmware(body: unknown): Promise<Answer<FirmwareView>> {
+    return this.requests.check(body);
   }
 
-  /**
-   * Checks every device that takes updates and is online, one after the other (mains-powered
-   * first: a sleeping one answers only when it wakes, if at all); answers at once with the devices
-   * it will check, the results come as events.
-   */
+  /** Checks every device that takes updates and is online, one after the other; answers at once with them. */
   checkAllFirmware(): Answer<{ serial_numbers: string[] }> {
-    const devices = this.ctx.sources().flatMap((s) =>
-      this.ctx.registry
-        .listByDriver(s.driverId)
-        .filter((d) => d.online && s.ability.firmware(d)?.supported === true && !this.firmware.place(d.serial_number))
-        .sort((a, b) => Number(s.ability.sleepy(a)) - Number(s.ability.sleepy(b))),
-    );
-    const serials = devices.map((d) => d.serial_number);
-    void (async () => {
-      for (const serial of serials) await this.checkFirmware({ serial_number: serial });
-    })().catch((err) => this.deps.log?.error({ err }, 'zigbee: checking every device for firmware failed'));
-    return { ok: true, value: { serial_numbers: serials } };
+    return this.requests.checkAll();
   }
 
-  /**
-   * Queues the update of a device (it starts at once when its network has none running); answers
-   * with where it stands, the progress comes as events. Refused for a device that takes no
-   * updates, is offline, is queued already, or whose last check found nothing newer.
-   */
+  /** Queues the update of a device (at once when its network runs none); the progress comes as events. */
   updateFirmware(body: unknown): Answer<FirmwareView> {
-    const z = this.updatable(body);
-    if (!z.ok) return z;
-    const { device, ability, network } = z.value;
-    const name = quoted(device.name);
-    const place = this.firmware.place(device.serial_number);
-    if (place?.state === 'updating') return invalid(`serial_number: ${name} is being updated`);
-    if (place) return invalid(`serial_number: an update of ${name} is queued already (place ${place.position})`);
-    const view = this.firmware.view(device, ability);
-    if (view.state === 'idle' && view.checked_at)
-      return invalid(
-        `serial_number: there is no newer firmware for ${name}: the check of ${view.checked_at} found ${view.installed_version ?? 'its version'} installed and nothing newer (check again after adding images)`,
-      );
-    this.firmware.enqueue(device, network);
-    return { ok: true, value: this.firmware.view(device, ability) };
+    return this.requests.update(body);
   }
 
-  /**
-   * Stops a device's update: one queued leaves the queue; one running is stopped by its backend
-   * (the device keeps the firmware it runs, the image stays available), answered once the backend
-   * has taken the stop (the device hears it at its next block request: the event `cancelled`
-   * follows). Refused when none is queued or running, or when the backend cannot stop one that
-   * has started.
-   */
-  async cancelFirmwareUpdate(body: unknown): Promise<Answer<FirmwareView>> {
-    const errors = checkSerial(body);
-    if (errors.length > 0) return invalid(...errors);
-    const z = this.ctx.device((body as { serial_number: string }).serial_number, 'serial_number');
-    if (!z.ok) return z;
-    const { device, ability } = z.value;
-    const serial = device.serial_number;
-    const name = quoted(device.name);
-    const place = this.firmware.place(serial);
-    if (!place) return invalid(`serial_number: no update of ${name} is queued or running`);
-    if (place.state === 'updating') {
-      if (!ability.cancelFirmware)
-        return invalid(`serial_number: the update of ${name} has started, and its network cannot stop one that runs`);
-      this.firmware.cancel(serial);
-      const r = await ability.cancelFirmware(device);
-      if (!r.ok) {
-        this.firmware.uncancel(serial);
-        return { ok: false, ...failure(r.code, r.message) };
-      }
-    } else this.firmware.cancel(serial);
-    return { ok: true, value: this.firmware.view(this.ctx.registry.get(serial) ?? device, ability) };
-  }
-
-  /** A device named in `body` that can be checked or updated: it takes updates and is online. */
-  private updatable(body: unknown): Answer<ZigbeeDevice> {
-    const errors = checkSerial(body);
-    if (errors.length > 0) return invalid(...errors);
-    const z = this.ctx.device((body as { serial_number: string }).serial_number, 'serial_number');
-    if (!z.ok) return z;
-    const { device, ability } = z.value;
-    if (ability.firmware(device)?.supported !== true)
-      return invalid(`serial_number: ${quoted(device.name)} (${device.model}) does not take firmware updates`);
-    if (!device.online) return { ok: false, ...failure(ErrorCode.DEVICE_OFFLINE) };
-    return z;
+  /** Stops a device's update: a queued one leaves the queue, a running one is stopped by its backend. */
+  cancelFirmwareUpdate(body: unknown): Promise<Answer<FirmwareView>> {
+    return this.requests.cancel(body);
   }
 
   // ---- groups ----
