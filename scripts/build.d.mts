@@ -2,6 +2,8 @@
 
 /** Every file under `dir` (relative paths, sorted), test files left out. */
 export function sourceFiles(dir: string): string[];
+/** What esbuild starts from: `main` (src/main.ts) and each `src/<name>-worker.ts` under `<name>-worker`. */
+export function entryPoints(root: string): Record<string, string>;
 /** One line per source and config file (path, size, mtime): equal fingerprints mean nothing changed. */
 export function fingerprint(root: string): string;
 /** Whether `outDir` was built from the sources of `root` as they are now. */

@@ -54,6 +54,17 @@ export const EXTERNAL = [
 const BANNER =
   "import { createRequire as __opencubeRequire } from 'node:module'; const require = __opencubeRequire(import.meta.url);";
 
+/**
+ * What esbuild starts from: the command (dist/main.js) and each worker thread's module,
+ * `src/<name>-worker.ts` to `dist/<name>-worker.js`, where src/lib/workers.ts finds it.
+ */
+export function entryPoints(root) {
+  const out = { main: join(root, 'src', 'main.ts') };
+  for (const f of sourceFiles(join(root, 'src')))
+    if (f.endsWith('-worker.ts')) out[f.slice(0, -'.ts'.length)] = join(root, 'src', f);
+  return out;
+}
+
 /** Every file under `dir` (relative paths, sorted), skipping test files, which are not built. */
 export function sourceFiles(dir) {
   const out = [];
@@ -110,7 +121,7 @@ export function build(root = ROOT, { outDir = join(root, 'dist'), force = false,
   try {
     // buildSync: ensureBuilt() runs before anything else, in the command's own process.
     result = esbuild.buildSync({
-      entryPoints: [join(root, 'src', 'main.ts')],
+      entryPoints: entryPoints(root),
       absWorkingDir: root,
       bundle: true,
       splitting: true,

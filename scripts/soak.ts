@@ -2,15 +2,17 @@
  * `npm run soak [-- --quick] [--seed N]`: the reliability runs of issue 16 against real
  * `opencube start` processes, in a private network namespace, with their figures:
  * kill -9 durability, the stream soak with random cuts, the third-party fault zoo in real time,
- * the attacks (memory, idle connections, timeouts, head-of-line), and the default `npm start` left
- * idle for 15 minutes (issue 23). `--quick` is the short run that `npm test` makes
- * (test/reliability/soak.test.ts). Exits 1 when any of them fails.
+ * the attacks (memory, idle connections, timeouts, head-of-line), the default `npm start` left
+ * idle for 15 minutes (issue 23), and the attacks of issue 24 (scripts/reliability/security-rows.ts).
+ * `--quick` is the short run that `npm test` makes (test/reliability/soak.test.ts). Exits 1 when
+ * any of them fails.
  */
 import { runAttacks } from './reliability/attacks.ts';
 import { runDefaultIdle } from './reliability/default-idle.ts';
 import { runDurability } from './reliability/durability.ts';
 import { exitOnSignals } from './reliability/gateway-process.ts';
 import { inPrivateNetwork } from './reliability/netns.ts';
+import { runSecurityRows } from './reliability/security-rows.ts';
 import { runServiceFaults } from './reliability/service-faults.ts';
 import { runStreamSoak } from './reliability/stream-soak.ts';
 
@@ -100,6 +102,9 @@ check(
     idle.offlineLines.length === 0,
   'default idle',
 );
+
+// Issue 24: the console's login, fetches, stalls, Home Assistant and backups.
+await runSecurityRows({ quick, out, check, lap });
 
 out(
   `${failures.length === 0 ? 'all held' : `FAILED: ${failures.join(', ')}`} (${((performance.now() - started) / 1000).toFixed(0)} s)`,

@@ -6,7 +6,14 @@
 import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import { AlarmService } from './core/alarm/index.ts';
-import { AudioArbiter, type AudioSink, EventBeeps, MediaPlayer, SoundLibrary } from './core/audio/index.ts';
+import {
+  AudioArbiter,
+  AudioDecoder,
+  type AudioSink,
+  EventBeeps,
+  MediaPlayer,
+  SoundLibrary,
+} from './core/audio/index.ts';
 import { DeviceDebugLog, loggingInbox } from './core/devices/debug-log.ts';
 import { DeviceRegistry, DeviceService } from './core/devices/index.ts';
 import { EventBus, risingIdBase } from './core/event-bus.ts';
@@ -88,12 +95,16 @@ export function buildCoreServices({ settings, db, kv, clock, log, sink: given, o
   );
   const clips = new ClipStore();
   const fetcher = new HttpAudioFetcher(clock);
+  // Large files are decoded in a worker thread: on the event loop they held every client (issue 24).
+  const decoder = new AudioDecoder({ log });
   const { media_max_bytes: maxBytes, media_timeout_ms: timeoutMs, media_max_seconds: maxSeconds } = settings.audio;
   const media = new MediaPlayer({
     fetcher,
     arbiter: audio,
     limits: { maxBytes, timeoutMs, maxSeconds },
     local: (url) => clips.resolve(url),
+    log,
+    decode: (bytes, seconds) => decoder.decode(bytes, seconds),
   });
   const espeak = detectEspeak(settings.audio.tts_builtin, (cmd) => onPath(cmd) !== undefined);
   if (!espeak && settings.audio.tts_builtin !== 'off')
@@ -137,7 +148,7 @@ export function buildCoreServices({ settings, db, kv, clock, log, sink: given, o
     audio,
     sink,
     close: async () => {
-      await Promise.all([fetcher.close(), directives.close()]);
+      await Promise.all([fetcher.close(), directives.close(), decoder.close()]);
     },
   };
   return services;

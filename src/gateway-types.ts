@@ -90,7 +90,7 @@ export interface Gateway {
   /** Writes a backup of the store (and the settings that differ from defaults) to `file`. */
   backup(file: string): Promise<BackupContents>;
   /** Checks a backup and stages it to replace the store at the next start; the caller restarts. */
-  stageRestore(file: string, name?: string): RestoreCheck;
+  stageRestore(file: string, name?: string): Promise<RestoreCheck>;
   /** Asks the process to restart (as G8 does); undefined when nothing would restart it. */
   restart?: () => void;
   /** Changes the log level while running; returns the level there was. */

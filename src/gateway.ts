@@ -13,7 +13,7 @@ import { IntegrationHost, TapHub } from './core/integration-host.ts';
 import { Backups } from './core/maintenance/backups.ts';
 import { dataPaths, otherGatewayRuns, PidFile } from './core/maintenance/data-folder.ts';
 import { factoryReset } from './core/maintenance/reset.ts';
-import { applyStagedRestore } from './core/maintenance/store-restore.ts';
+import { beforeOpening, confirmRestore } from './core/maintenance/store-restore.ts';
 import { buildCoreServices } from './core-services.ts';
 import { loadDrivers } from './drivers/load.ts';
 import type { Gateway, GatewayOptions } from './gateway-types.ts';
@@ -37,9 +37,9 @@ const STOP_GRACE_MS = 5000;
 export function createGateway(settings: Settings, opts: GatewayOptions = {}): Gateway {
   const log = opts.log ?? createLogger({ level: settings.log_level, format: settings.log_format });
   const paths = dataPaths(settings.data_dir);
-  // A restore staged before the restart that brought us here; never under a gateway that still runs here.
-  const restored = !otherGatewayRuns(paths.pid) && applyStagedRestore(paths.db);
-  if (restored) log.warn({ db: paths.db }, 'the store was restored from a backup');
+  // A restore staged before the restart that brought us here (one the last start did not get
+  // through is rolled back); never under a gateway that still runs here.
+  const restored = !otherGatewayRuns(paths.pid) && beforeOpening(paths.db, log);
   const db = openDb(paths.db);
   const kv = new KvStore(db);
   // What the console set while running (the name, the beeps) wins over flags, as it was left.
@@ -75,6 +75,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     settings.domain,
     ...settings.allowed_hosts,
   ];
+  const ownHost = (host: string | undefined) => isOwnHost(host, ownNames());
   const web = buildWeb({
     core,
     db,
@@ -85,8 +86,9 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     contributed: integrations,
     limits: webLimits(settings),
     onAnswered: () => taps.requestTap(),
-    openApi: { ownHost: (host) => isOwnHost(host, ownNames()), restart: () => opts.onRestart?.() },
+    openApi: { ownHost, restart: () => opts.onRestart?.() },
     console: {
+      ownHost,
       version: pkg.version,
       startedAt: () => startedAt,
       restoredAt: () => (restored ? startedAt : null),
@@ -94,7 +96,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       pairingSeconds: settings.zigbee.permit_join_seconds,
       cliCommand,
       settings: () => live.rows(),
-      setSetting: (key, value) => live.set(key, value),
+      setSetting: (key, value, by) => live.set(key, value, by),
       logLevel: { get: () => log.level, set: (level) => gateway.setLogLevel(level) },
       maintenance: { backup: () => backups.bytes(), restore: (bytes) => backups.stageBytes(bytes) },
     },
@@ -198,6 +200,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       // Bound to every address, the url is one way in (loopback): the log says what it is bound to.
       const bound = host === settings.host ? {} : { bound: `${settings.host}:${port}` };
       log.info({ url, ...bound, data_dir: paths.dir }, 'gateway listening');
+      // Everything started on this store: a restore it came from stays (store-restore.ts).
+      confirmRestore(paths.db);
       const code = web.console.access.pendingSetupCode();
       // The first visitor of the console sets the password with this code (or `opencube passwd`).
       if (code)

@@ -72,6 +72,22 @@ async function runGateway(settings: Settings): Promise<void> {
   let stopping = false;
   let restarting = false;
 
+  /**
+   * After a start that failed on a store just restored: puts it aside and the store there was
+   * back (src/core/maintenance/store-restore.ts), says so, and returns true; false when the
+   * store was no fresh restore.
+   */
+  const rolledBack = async (err: unknown): Promise<boolean> => {
+    const { rollBackRestore } = await import('./core/maintenance/store-restore.ts');
+    const failed = rollBackRestore(join(resolve(settings.data_dir), 'gateway.db'));
+    if (!failed) return false;
+    process.stderr.write(
+      await forUser(
+        `opencube: the restored store did not start (${await safeMessage(err)}): it is kept as ${failed}, and the store there was is back\n`,
+      ),
+    );
+    return true;
+  };
   const build = async (): Promise<Gateway> => {
     try {
       const inv = await invoked;
@@ -80,6 +96,7 @@ async function runGateway(settings: Settings): Promise<void> {
         cliCommand: (words) => commandLine(inv, words, settings.data_dir),
       });
     } catch (err) {
+      if (await rolledBack(err)) return build();
       return startFailed(`could not start: ${await safeMessage(err)}`, 1);
     }
   };
@@ -103,6 +120,7 @@ async function runGateway(settings: Settings): Promise<void> {
       process.stderr.write(await forUser(`opencube: ${config ?? `could not start: ${await safeMessage(err)}`}\n`));
       gateway.log.debug({ err }, 'could not start');
       await gateway.stop().catch(() => {});
+      if (await rolledBack(err)) return launch(await build());
       process.exit(config ? CONFIG_EXIT_CODE : 1);
     }
   };

@@ -37,6 +37,8 @@ export interface LaunchOptions {
   flags?: string[];
   /** More environment (e.g. NODE_OPTIONS=--max-old-space-size=384). */
   env?: Record<string, string>;
+  /** Node's own flags for the gateway process (e.g. `--import` of a recorder). */
+  nodeArgs?: string[];
 }
 
 /** Starts `opencube start` and resolves once it listens. */
@@ -60,7 +62,7 @@ export async function launchGateway(opts: LaunchOptions): Promise<GatewayProcess
       'error',
       ...(opts.flags ?? []),
     ],
-    { env: opts.env },
+    { ...(opts.env ? { env: opts.env } : {}), ...(opts.nodeArgs ? { nodeArgs: opts.nodeArgs } : {}) },
   );
   // A run that dies (an uncaught error, a kill of its own) takes its gateway with it.
   const orphaned = () => cli.killAll();

@@ -7,13 +7,14 @@
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
-import { type BackupContents, type BackupMeta, writeBackup } from '../core/maintenance/store-backup.ts';
+import { type BackupContents, writeBackup } from '../core/maintenance/store-backup.ts';
 import { installRestore, prepareRestore, type RestoreCheck, stagedPath } from '../core/maintenance/store-restore.ts';
 import { controlRequest, controlTransfer, NotRunningError } from '../lib/control-client.ts';
 import { fileProblem } from '../lib/file-problem.ts';
 import { isLogLevel } from '../lib/logger.ts';
 import { redactText } from '../lib/redact.ts';
 import { changedSettings, type Settings } from '../settings/index.ts';
+import { restoredSettings } from '../settings/restored.ts';
 import { openDb } from '../store/db.ts';
 
 /** The file a restore writes the backed-up settings to (for a service's EnvironmentFile). */
@@ -75,10 +76,6 @@ export async function backupCommand(settings: Settings, socket: string, target: 
   return `backup written to ${file}: ${describe(contents)}\n`;
 }
 
-function settingsLines(meta: BackupMeta | undefined): string[] {
-  return Object.entries(meta?.settings ?? {}).map(([k, v]) => `${k}=${v}`);
-}
-
 /** Restores `source`: staged and restarted onto when the gateway runs, at once when it does not. */
 export async function restoreCommand(settings: Settings, socket: string, source: string): Promise<string> {
   const file = resolve(source);
@@ -99,7 +96,7 @@ export async function restoreCommand(settings: Settings, socket: string, source:
   } catch (err) {
     if (!(err instanceof NotRunningError)) throw err;
     running = false;
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const dbPath = join(dataDir, 'gateway.db');
     check = prepareRestore(file, stagedPath(dbPath));
     if (!check.ok) throw new Error(check.message);
@@ -115,21 +112,21 @@ export async function restoreCommand(settings: Settings, socket: string, source:
         ? 'the gateway restarts onto it now'
         : 'the gateway uses it from its next start (restart it now: it was not started by opencube start or a service manager)',
     );
-  const env = settingsLines(check.meta);
-  if (env.length > 0) {
+  // Checked: a backup is a file anyone could have made (src/settings/restored.ts).
+  const env = restoredSettings(check.meta?.settings);
+  if (env.lines.length > 0) {
     const envFile = join(dataDir, RESTORED_SETTINGS_FILE);
     writeFileSync(
       envFile,
-      `# settings of the gateway the backup was taken from (${check.meta?.created_at})\n${env.join('\n')}\n`,
-      {
-        mode: 0o600,
-      },
+      `# settings of the gateway the backup was taken from (${check.meta?.created_at})\n${env.lines.join('\n')}\n`,
+      { mode: 0o600 },
     );
     lines.push(
       `the backed-up gateway ran with these settings (not applied: give them as flags or environment; written to ${envFile}):`,
-      ...env.map((l) => `  ${redactText(l)}`),
+      ...env.lines.map((l) => `  ${redactText(l)}`),
     );
   }
+  for (const l of env.left) lines.push(`left out: ${l.name} (${redactText(l.why)})`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -69,7 +69,8 @@ function checkDataDir(dir: string, deps: PreflightDeps): string | undefined {
       : `the data folder ${dir} (--data-dir) cannot be made: ${existing.path} is a file, not a folder; choose another --data-dir`;
   }
   try {
-    mkdirSync(dir, { recursive: true });
+    // The user's alone: it holds the store (src/store/db.ts), backups in the making, the socket.
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     deps.probeWrite(dir);
   } catch (err) {
     if (['EACCES', 'EPERM', 'EROFS'].includes(code(err) ?? '')) return notWritable(dir, err);

@@ -32,3 +32,13 @@ export function actorWords(actor: Actor | undefined): string {
 export function appNameOf(actor: Actor | undefined): string | null {
   return actor?.kind === 'app' ? actor.name : null;
 }
+
+/** The end of a line that names who did it (nothing when nobody did: a sensor, a timer, a driver). */
+export function byWords(actor: Actor | undefined): string {
+  return actor ? `, by ${actorWords(actor)}` : '';
+}
+
+/** The fields of a line that say who did it, as a command's line has them (`by`, `app_name`). */
+export function whoFields(actor: Actor | undefined): { by?: string; app_name?: string | null } {
+  return actor ? { by: actorWords(actor), app_name: appNameOf(actor) } : {};
+}

@@ -9,6 +9,7 @@
  * delivered right after the one being delivered, so every subscriber sees events in id order.
  */
 
+import type { Actor } from './actor.ts';
 import type { BindingView, FirmwareEvent, GroupEvent, NetworkMapEvent } from './zigbee-upkeep/views.ts';
 
 /**
@@ -33,6 +34,8 @@ export interface EventPayloads {
   'link#window': { payload: { open: boolean; until: string | null } };
   /** A token was issued (its id and app name; never the token). */
   'token#issued': { payload: { token_id: string; app_name: string | null } };
+  /** A token was refused to an app that would have got one (denied in the console, or asked by a web page). */
+  'token#denied': { payload: { app_name: string | null; reason: string } };
   /** A token was revoked: its streams end. */
   'token#revoked': { payload: { token_id: string } };
   /** Every token was cleared (factory reset): every stream ends. */
@@ -91,6 +94,12 @@ export interface BusEvent<N extends EventName = EventName> {
   json: string;
   /** When it was published (ms since the epoch, on the bus's clock): a console shows it. */
   at: number;
+  /**
+   * Who caused it, when a person did through a surface (an app, the console, an automation...):
+   * for the activity log's line only. Not part of `data`: no stream sends it and the replay ring
+   * does not keep it (a replayed event has none).
+   */
+  by?: Actor;
 }
 
 export type Replay = { ok: true; events: BusEvent[] } | { ok: false; oldest: number | null; last: number };
@@ -155,8 +164,8 @@ export class EventBus {
     this.lastId = firstId;
   }
 
-  /** Publishes one event to every subscriber and keeps it for replay. */
-  publish<N extends EventName>(name: N, data: EventPayloads[N]): BusEvent<N> {
+  /** Publishes one event to every subscriber and keeps it for replay; `by`: who caused it (see BusEvent). */
+  publish<N extends EventName>(name: N, data: EventPayloads[N], by?: Actor): BusEvent<N> {
     const [module, type] = name.split('#') as [string, string];
     const event: BusEvent<N> = {
       id: ++this.lastId,
@@ -166,6 +175,7 @@ export class EventBus {
       data,
       json: JSON.stringify(data),
       at: this.now(),
+      ...(by ? { by } : {}),
     };
     this.keep(new KeptEvent(event.id, name, module, type, event.json, event.at));
     this.queue.push(event as BusEvent);

@@ -27,7 +27,7 @@ export interface GatewayControl {
   /** Sets the console password, ending every console session. */
   setConsolePassword(password: string): Promise<void>;
   backup(file: string): Promise<BackupContents>;
-  stageRestore(file: string, name?: string): RestoreCheck;
+  stageRestore(file: string, name?: string): Promise<RestoreCheck>;
   /** Restarts the gateway (absent when nothing would start it again). */
   restart?: () => void;
   /** The log level now; setLogLevel returns the one there was. */

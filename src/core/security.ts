@@ -1,4 +1,5 @@
 import type { Db } from '../store/db.ts';
+import type { Actor } from './actor.ts';
 import type { EventBus } from './event-bus.ts';
 
 /** One security mode as the API shows it (spec 2.8). */
@@ -21,7 +22,7 @@ interface Row {
 /**
  * Security modes (S1-S5). At most one mode is armed at a time: arming one disarms the one that
  * was armed (each change is its own updateArmState event). Every change is committed before the
- * caller answers.
+ * caller answers. `by`, where given, is who asked: the activity log names them (not on the wire).
  */
 export class SecurityService {
   constructor(
@@ -47,52 +48,56 @@ export class SecurityService {
   }
 
   /** Arms one mode (S2); the mode armed before is disarmed. */
-  enable(sid: number): SecurityOutcome {
+  enable(sid: number, by?: Actor): SecurityOutcome {
     const target = this.rows().find((r) => r.sid === sid);
     if (!target) return { ok: false, reason: 'unknown_sid' };
-    this.armOnly(target);
+    this.armOnly(target, by);
     return { ok: true };
   }
 
   /** Disarms one mode (S3). */
-  disable(sid: number): SecurityOutcome {
+  disable(sid: number, by?: Actor): SecurityOutcome {
     const target = this.rows().find((r) => r.sid === sid);
     if (!target) return { ok: false, reason: 'unknown_sid' };
     if (target.enable === 1) {
       this.db.prepare('UPDATE security_modes SET enable = 0 WHERE sid = ?').run(sid);
-      this.emit('disarming', target);
+      this.emit('disarming', target, by);
     }
     return { ok: true };
   }
 
   /** One-click arm (S4): arms the default mode. */
-  enableDefault(): SecurityOutcome {
+  enableDefault(by?: Actor): SecurityOutcome {
     const mode = this.defaultMode();
     const target = mode && this.rows().find((r) => r.sid === mode.sid);
     if (!target) return { ok: false, reason: 'unknown_sid' };
-    this.armOnly(target);
+    this.armOnly(target, by);
     return { ok: true };
   }
 
   /** Disarms every mode (S5). */
-  disableAll(): void {
+  disableAll(by?: Actor): void {
     const armed = this.rows().filter((r) => r.enable === 1);
     this.db.prepare('UPDATE security_modes SET enable = 0').run();
-    for (const r of armed) this.emit('disarming', r);
+    for (const r of armed) this.emit('disarming', r, by);
   }
 
-  private armOnly(target: Row): void {
+  private armOnly(target: Row, by: Actor | undefined): void {
     const before = this.rows().filter((r) => r.enable === 1 && r.sid !== target.sid);
     if (before.length === 0 && target.enable === 1) return;
     this.db.transaction(() => {
       this.db.prepare('UPDATE security_modes SET enable = CASE WHEN sid = ? THEN 1 ELSE 0 END').run(target.sid);
     })();
-    for (const r of before) this.emit('disarming', r);
-    if (target.enable !== 1) this.emit('arming', target);
+    for (const r of before) this.emit('disarming', r, by);
+    if (target.enable !== 1) this.emit('arming', target, by);
   }
 
-  private emit(arm_state: 'arming' | 'disarming', row: Row): void {
-    this.bus.publish('security#updateArmState', { payload: { arm_state, detail: { sid: row.sid, name: row.name } } });
+  private emit(arm_state: 'arming' | 'disarming', row: Row, by: Actor | undefined): void {
+    this.bus.publish(
+      'security#updateArmState',
+      { payload: { arm_state, detail: { sid: row.sid, name: row.name } } },
+      by,
+    );
   }
 
   private rows(): Row[] {

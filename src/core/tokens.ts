@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../lib/clock.ts';
 import { systemClock } from '../lib/clock.ts';
 import type { Db } from '../store/db.ts';
+import type { Actor } from './actor.ts';
 import type { EventBus } from './event-bus.ts';
 
 /** A stored token as the CLI and the console see it; the token itself is never stored. */
@@ -77,6 +78,8 @@ export class TokenService {
   private readonly waiting = new Map<string, number>();
   private readonly approved = new Map<string, PerApp>();
   private readonly denied = new Map<string, PerApp>();
+  /** Refusals already told in this window (`token#denied`): a page polls every second. */
+  private readonly toldRefusals = new Set<string>();
   private readonly dirtyLastUsed = new Set<string>();
   private lastFlush = 0;
 
@@ -90,15 +93,16 @@ export class TokenService {
     for (const row of db.prepare<[], Row>('SELECT * FROM tokens').all()) this.byHash.set(row.hash.toString('hex'), row);
   }
 
-  /** Opens the link window (the hardware button or the console confirmation). */
-  press(): PressResult {
+  /** Opens the link window (the hardware button, or `by` the console's confirmation). */
+  press(by?: Actor): PressResult {
     const now = this.clock.now();
     this.windowUntil = now + this.windowMs;
+    this.toldRefusals.clear();
     const approved = this.waitingApps().slice(-MAX_APPS_PER_PRESS);
     this.pressed = new Map(approved.map((app) => [app, undefined]));
     this.claimable = approved.length === 0;
     for (const app of approved) this.waiting.delete(app);
-    this.bus?.publish('link#window', { payload: this.windowState() });
+    this.bus?.publish('link#window', { payload: this.windowState() }, by);
     if (approved.length > 0) this.bus?.publish('link#waiting', { payload: { apps: this.waitingApps() } });
     return { window_until: new Date(this.windowUntil).toISOString(), waiting_apps: approved };
   }
@@ -139,8 +143,23 @@ export class TokenService {
   }
 
   /** Denies one app for the window: its polls keep getting the refusal and it stops showing as waiting. */
-  deny(appName: string): Decision {
-    return this.decide(appName, this.denied, this.approved);
+  deny(appName: string, by?: Actor): Decision {
+    const d = this.decide(appName, this.denied, this.approved);
+    this.bus?.publish('token#denied', { payload: { app_name: appName, reason: 'in the console' } }, by);
+    return d;
+  }
+
+  /**
+   * Tells (`token#denied`, for the log) that a poll was refused before it reached the window
+   * (a web page, a foreign Host), once per app and reason while the window is open: outside it,
+   * nobody would have got a token anyway.
+   */
+  refusedPoll(appName: string | undefined, reason: string): void {
+    if (this.clock.now() >= this.windowUntil) return;
+    const key = `${appName ?? ''}\u0000${reason}`;
+    if (this.toldRefusals.has(key) || this.toldRefusals.size >= MAX_WAITING) return;
+    this.toldRefusals.add(key);
+    this.bus?.publish('token#denied', { payload: { app_name: appName ?? null, reason } });
   }
 
   private decide(appName: string, into: Map<string, PerApp>, other: Map<string, PerApp>): Decision {
@@ -249,14 +268,14 @@ export class TokenService {
     return [...this.byHash.values()].map(toInfo).sort((a, b) => a.created_at.localeCompare(b.created_at));
   }
 
-  /** Revokes one token by its id; false when there is none. */
-  revoke(id: string): boolean {
+  /** Revokes one token by its id (`by` whom, for the activity log); false when there is none. */
+  revoke(id: string, by?: Actor): boolean {
     const changes = this.db.prepare('DELETE FROM tokens WHERE id = ?').run(id).changes;
     for (const [key, row] of this.byHash) if (row.id === id) this.byHash.delete(key);
     // The app stays approved by the press: its next poll in the window gets a new token.
     for (const [app, token] of this.pressed) if (token && !this.verifyQuiet(token)) this.pressed.set(app, undefined);
     for (const [app, a] of this.approved) if (a.token && !this.verifyQuiet(a.token)) this.approved.delete(app);
-    if (changes > 0) this.bus?.publish('token#revoked', { payload: { token_id: id } });
+    if (changes > 0) this.bus?.publish('token#revoked', { payload: { token_id: id } }, by);
     return changes > 0;
   }
 

@@ -96,7 +96,7 @@ export function buildWeb(o: WebOptions): Web {
       allowOrigin: '*',
     },
   );
-  const access = new ConsoleAccess({ db: o.db, clock, bus: core.bus });
+  const access = new ConsoleAccess({ db: o.db, clock, bus: core.bus, log });
   const stream = new StreamWriter(
     core.bus,
     consoleProjectionOf(() => contributed.events.console),

@@ -4,6 +4,7 @@
  * store and, like the console's Matter switch, wins over the flag and the environment at the next
  * starts: the person who changed it in the console expects to find it so after a restart.
  */
+import { type Actor, byWords, whoFields } from '../core/actor.ts';
 import type { EventBus } from '../core/event-bus.ts';
 import type { Log } from '../lib/log.ts';
 import {
@@ -138,12 +139,16 @@ export class LiveSettings {
     }));
   }
 
-  /** Sets a live setting (a value checkLive accepted), applies it now and keeps it; returns the value there was. */
-  set(key: string, value: unknown): unknown {
+  /**
+   * Sets a live setting (a value checkLive accepted), applies it now and keeps it; returns the
+   * value there was. `by`: who changed it (the console and its session), named in the log's line.
+   */
+  set(key: string, value: unknown, by?: Actor): unknown {
     const was = setLive(this.settings, this.store, key, value);
-    this.bus.publish('settings#changed', { payload: { key, value, was } });
-    if (key === 'name') this.bus.publish('gateway#renamed', { payload: { name: value as string, was: was as string } });
-    this.log.info({ setting: key, value, was }, 'setting changed in the console');
+    this.bus.publish('settings#changed', { payload: { key, value, was } }, by);
+    if (key === 'name')
+      this.bus.publish('gateway#renamed', { payload: { name: value as string, was: was as string } }, by);
+    this.log.info({ setting: key, value, was, ...whoFields(by) }, `setting changed: ${key}${byWords(by)}`);
     return was;
   }
 }

@@ -32,6 +32,8 @@ export interface SettingDef {
   flag?: string;
   /** The console can change it while the gateway runs (kept in the store; src/settings/live.ts). */
   live?: true;
+  /** It names a program the gateway runs: a restore writes it commented out (src/settings/restored.ts). */
+  runs?: true;
   /**
    * What a string must also be that no schema can say (a time zone Intl knows): the rule it
    * breaks, or undefined when it is fine.
@@ -310,6 +312,7 @@ export const settingDefs = [
     key: 'audio.command',
     schema: str(),
     default: '',
+    runs: true,
     description:
       'Shell command of the `command` sink, given each clip as WAV on stdin, e.g. `paplay`, `pw-play -`, `ffplay -nodisp -autoexit -`.',
   },
@@ -408,6 +411,7 @@ export const settingDefs = [
     key: 'camera.ffmpeg_path',
     schema: str(),
     default: 'ffmpeg',
+    runs: true,
     description:
       'ffmpeg for snapshots and the live view of RTSP cameras (Debian package ffmpeg); empty turns them off.',
   },
@@ -428,6 +432,45 @@ export const settingDefs = [
     schema: int({ min: 1, max: 200 }),
     default: 20,
     description: "Most viewers of one camera's live view at once.",
+  },
+  {
+    key: 'history.enabled',
+    schema: bool(),
+    default: true,
+    description:
+      "Record every device's state changes and the gateway's events (docs/history.md); off: nothing new is recorded, what is kept stays readable.",
+  },
+  {
+    key: 'history.batch_seconds',
+    schema: int({ min: 1, max: 300 }),
+    default: 5,
+    description:
+      'Seconds recorded values are gathered before they are written in one transaction (an SD card lasts longer with fewer writes); a crash (kill -9, power cut) loses at most this last batch of history.',
+  },
+  {
+    key: 'history.raw_days',
+    schema: int({ min: 1, max: 3650 }),
+    default: 10,
+    description: 'Days every recorded value is kept as reported; after that only its roll-ups remain.',
+  },
+  {
+    key: 'history.five_minute_days',
+    schema: int({ min: 1, max: 3650 }),
+    default: 90,
+    description: 'Days the 5-minute roll-ups (min, mean, max, reports) of numeric values are kept.',
+  },
+  {
+    key: 'history.hourly_days',
+    schema: int({ min: 0, max: 36500 }),
+    default: 3650,
+    description: 'Days the hourly roll-ups and the energy figures are kept; 0: for ever.',
+  },
+  {
+    key: 'history.logbook_days',
+    schema: int({ min: 1, max: 36500 }),
+    default: 365,
+    description:
+      'Days the logbook (state changes, presses, devices online/offline, added, renamed, removed, security modes, alarms) is kept.',
   },
   {
     key: 'homeassistant.enabled',

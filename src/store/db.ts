@@ -1,13 +1,26 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { migrations } from './migrations.ts';
 
 export type Db = Database.Database;
 
+/**
+ * Makes `file` the user's alone (0600), creating it empty when it is not there, and its folder
+ * (0700) when that is not there. The store holds the hashes of tokens and of the console's
+ * password, cameras' passwords and the Matter bridge's keys; SQLite gives its -wal and -shm the
+ * store's own mode. A store an older release made readable by others is narrowed too.
+ */
+export function ownerOnlyFile(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`])
+    if (existsSync(f) && (statSync(f).mode & 0o077) !== 0) chmodSync(f, statSync(f).mode & 0o700);
+}
+
 /** Opens (creating if needed) the SQLite store at `file` in WAL mode and brings its schema up to date. */
 export function openDb(file: string): Db {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') ownerOnlyFile(file);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   // NORMAL is durable across process crashes in WAL mode; FULL also survives power loss at the

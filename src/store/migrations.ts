@@ -205,4 +205,68 @@ export const migrations: readonly { version: number; sql: string }[] = [
   CREATE INDEX automation_traces_by_bucket ON automation_traces (automation_id, bucket, id);
     `,
   },
+  {
+    // The history (src/history, docs/history.md). Shaped for an SD card: rows that are written
+    // together sit together, and values are packed (src/history/codec.ts). Every table of packed
+    // values keys its rows by `period * 2^20 + series` in the rowid (the hour, or the day, since
+    // the epoch): what one roll-up writes is appended at the end of its table, and pruning deletes
+    // from the start. `history_batches` holds each batch of values as written (one row a batch,
+    // so one transaction per batch) until the hour they belong to is rolled up. A logbook entry's
+    // rowid is its time in ms * 1024 plus a sequence: the logbook is read by time without an index
+    // on time. Devices and their series are numbered once; a removed device's history stays until
+    // the user deletes it (its row keeps the last name). `history_last` holds each series' last
+    // value of the hours rolled up (NULL: a gap): a value stands until the next one.
+    version: 8,
+    sql: `
+  CREATE TABLE history_devices (
+    id INTEGER PRIMARY KEY,
+    serial_number TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    removed_at INTEGER
+  );
+  CREATE TABLE history_series (
+    id INTEGER PRIMARY KEY,
+    device INTEGER NOT NULL REFERENCES history_devices (id) ON DELETE CASCADE,
+    capability TEXT NOT NULL,
+    name TEXT NOT NULL,
+    field TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    unit TEXT,
+    UNIQUE (device, capability, name, field)
+  );
+  CREATE TABLE history_exclusions (
+    serial_number TEXT NOT NULL,
+    capability TEXT NOT NULL,
+    PRIMARY KEY (serial_number, capability)
+  );
+  CREATE TABLE history_meta (
+    key TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+  );
+  CREATE TABLE history_last (
+    series INTEGER PRIMARY KEY,
+    t INTEGER NOT NULL,
+    v REAL
+  );
+  CREATE TABLE history_batches (
+    id INTEGER PRIMARY KEY,
+    first INTEGER NOT NULL,
+    last INTEGER NOT NULL,
+    data BLOB NOT NULL
+  );
+  CREATE TABLE history_raw (id INTEGER PRIMARY KEY, data BLOB NOT NULL);
+  CREATE TABLE history_5min (id INTEGER PRIMARY KEY, data BLOB NOT NULL);
+  CREATE TABLE history_hourly (id INTEGER PRIMARY KEY, data BLOB NOT NULL);
+  CREATE TABLE history_energy (id INTEGER PRIMARY KEY, data BLOB NOT NULL);
+  CREATE TABLE history_events (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    device INTEGER,
+    series INTEGER,
+    value TEXT
+  );
+  CREATE INDEX history_events_device ON history_events (device, id) WHERE device IS NOT NULL;
+  CREATE INDEX history_events_kind ON history_events (kind, id);
+    `,
+  },
 ];

@@ -78,6 +78,13 @@ describe('the layers of src/', () => {
       assert.ok(['core', 'catalog', 'lib', 'store', 'settings'].includes(n), `automations imports ${n}`);
   });
 
+  it('the history knows the core, the catalog, the store, the settings and lib: nothing of drivers, HTTP, integrations or the automations', () => {
+    const imports = importsOf('history');
+    assert.ok(imports.includes('core'), imports.join());
+    for (const n of imports)
+      assert.ok(['core', 'catalog', 'lib', 'store', 'settings'].includes(n), `history imports ${n}`);
+  });
+
   it('HTTP knows no driver, and drivers know no HTTP', () => {
     for (const h of nodes('http'))
       for (const n of importsOf(h)) assert.ok(!n.startsWith('drivers') && n !== 'gateway', `${h} imports ${n}`);

@@ -130,7 +130,7 @@ describe('a registered engine (the TTS add-on)', () => {
     });
     const r = await post('tts/speak', { text: 'lost', engine: id });
     assert.equal(r.json.error, 110019, r.text);
-    assert.match(r.json.message, /audio http:\/\/127\.0\.0\.1:\d+\/_audio\/.+\.wav: the server answered HTTP 404/);
+    assert.match(r.json.message, /audio http:\/\/127\.0\.0\.1:\d+\/_audio\/.+\.wav: the audio could not be fetched/);
   });
 
   test("an engine that does not answer gives its error when the spec's 3 s run out, inside the 5 s clients wait", async (t) => {

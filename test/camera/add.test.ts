@@ -134,7 +134,7 @@ describe('adding cameras by hand (D2)', () => {
 
       const wrong = await add(cameraBody(server.url('h264', { username: 'admin', password: 'nope' })));
       assert.equal(wrong.json.error, 110010, wrong.text);
-      assert.match(wrong.json.message, /401/);
+      assert.match(wrong.json.message, /the camera refused the account given/);
       assert.doesNotMatch(wrong.json.message, /nope/, 'the password is never repeated');
       const none = await add(cameraBody(server.url('h264')));
       assert.equal(none.json.error, 110010, none.text);
@@ -156,13 +156,13 @@ describe('adding cameras by hand (D2)', () => {
     await remove(same.json.data.serial_number);
   });
 
-  test('addresses that lead nowhere: refused and unresolvable hosts are 110009; an unknown path, an HTTP server or a bad URL shape is 110011', async () => {
+  test('addresses that lead nowhere: refused and unresolvable hosts and a port where no RTSP server answers are 110009; an unknown path or a bad URL shape is 110011', async () => {
     const refused = await closedPort();
     const cases: [string, number, RegExp][] = [
-      [`rtsp://127.0.0.1:${refused}/live`, 110009, /ECONNREFUSED/],
-      [`rtsp://${UNRESOLVABLE_HOST}:554/live`, 110009, /does not resolve/],
-      [plain.url('no-such-mount'), 110011, /404/],
-      [`rtsp://127.0.0.1:${esp.port}/stream`, 110011, /not RTSP/],
+      [`rtsp://127.0.0.1:${refused}/live`, 110009, /no camera answered at 127\.0\.0\.1:\d+$/],
+      [`rtsp://${UNRESOLVABLE_HOST}:554/live`, 110009, /no camera answered at x+\.invalid:554$/],
+      [plain.url('no-such-mount'), 110011, /no stream at this path/],
+      [`rtsp://127.0.0.1:${esp.port}/stream`, 110009, /no camera answered at/],
       ['rtsp:/127.0.0.1/live', 110011, /does not start with rtsp:\/\//],
       ['http://127.0.0.1/live', 110011, /starts with rtsp:\/\//],
       ['rtsps://127.0.0.1/live', 110011, /TLS is not supported/],
@@ -240,10 +240,10 @@ describe('adding cameras by hand (D2)', () => {
     await remove(capture.json.data.serial_number);
 
     const cases: [string, number, RegExp][] = [
-      [`${esp.base}/`, 110018, /text\/html/],
-      [`${esp.base}/nothing-here`, 110018, /404/],
-      [`http://127.0.0.1:${await closedPort()}/stream`, 110009, /ECONNREFUSED/],
-      [`http://${UNRESOLVABLE_HOST}/stream`, 110009, /does not resolve/],
+      [`${esp.base}/`, 110018, /\/ answered neither an MJPEG stream nor a JPEG$/],
+      [`${esp.base}/nothing-here`, 110018, /\/nothing-here answered neither an MJPEG stream nor a JPEG$/],
+      [`http://127.0.0.1:${await closedPort()}/stream`, 110009, /no camera answered at 127\.0\.0\.1:\d+$/],
+      [`http://${UNRESOLVABLE_HOST}/stream`, 110009, /no camera answered at x+\.invalid:80$/],
       [plain.url('h264'), 110011, /starts with http/],
     ];
     for (const [url, code, message] of cases) {

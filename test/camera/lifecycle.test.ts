@@ -97,7 +97,7 @@ describe('a camera through D4, D5, restarts and the watcher', () => {
     const serial = await add(plain.url('h264'));
     const before = await find(serial);
     for (const [body, why] of [
-      [config(plain.url('no-such-mount')), /404/],
+      [config(plain.url('no-such-mount')), /no stream at this path/],
       [config(plain.url('mjpeg')), /110012/],
       [config('rtsp://127.0.0.1:1/x'), /110009/],
       [config('rtsp://127.0.0.1:99999/x'), /not a URL/],

@@ -2,12 +2,15 @@
  * The command as installed (bin/opencube.js): it builds dist/ (a bundle) when src/ changed and
  * runs it, without tsx, in one process. Every file the gateway reads beside its code is found
  * from the package root although the code runs from dist/: the simulated network's fixtures, the
- * sounds, the eSpeak NG worker; the version is package.json's.
+ * sounds, the eSpeak NG worker, the worker threads' modules; the version is package.json's.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { it } from 'node:test';
+import { bigWav } from '../helpers/big-files.ts';
 import { freePort, ROOT, runCli, spawnCli, startArgs } from '../helpers/cli.ts';
 import { call, listDevices, rest, tempDir } from '../helpers/foundation.ts';
 
@@ -58,6 +61,25 @@ it('runs the bundled gateway from dist/ with the simulated network, sounds and b
   assert.equal(speech.json.error, 0, speech.text);
   const wav = Buffer.from(await (await fetch(speech.json.data.audio.url)).arrayBuffer());
   assert.equal(wav.subarray(0, 4).toString('latin1'), 'RIFF', 'speech from the eSpeak NG worker');
+
+  // A file large enough for the audio decoder's worker thread, which runs from dist/ too.
+  const big = bigWav(512 * 1024);
+  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'audio/wav' }).end(big));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => new Promise((r) => server.close(r)));
+  const media = await call(base, 'POST', rest('v2', 'media/audio-player'), {
+    token,
+    body: { audio_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/big.wav` },
+  });
+  assert.equal(media.json.error, 0, `decoded in the worker of dist/: ${media.text}`);
+
+  // A backup restored onto the running gateway: its checks run in the restore worker of dist/.
+  const backup = join(dir, 'compiled.backup');
+  assert.equal((await runCli(['backup', backup, '--data-dir', dir], { compiled: true })).code, 0);
+  const restored = await runCli(['restore', backup, '--data-dir', dir], { compiled: true });
+  assert.equal(restored.code, 0, restored.stderr);
+  await proc.waitForOutput(/opencube listening on/, 2, 120_000);
+  assert.equal((await listDevices(base, token)).length, 16, 'the restored store, with its token');
 
   proc.child.kill('SIGTERM');
   assert.deepEqual(await proc.exited, { code: 0, signal: null });

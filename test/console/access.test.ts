@@ -61,8 +61,13 @@ describe('logging in', () => {
     assert.equal((await c.call('GET', '/devices')).status, 401);
     const r = await c.login(PASSWORD);
     assert.equal(r.status, 200);
-    const set = r.headers.get('set-cookie') as string;
-    assert.match(set, /^opencube_session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
+    const [session, device] = r.headers.getSetCookie();
+    assert.match(session as string, /^opencube_session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
+    // The browser is known from now on (the login limit: test/security/console-login.test.ts).
+    assert.match(
+      device as string,
+      /^opencube_device=[\w-]{22}\.[\w-]{43}; Path=\/console\/api\/auth; HttpOnly; SameSite=Strict; Max-Age=34560000$/,
+    );
     assert.equal((await c.call('GET', '/devices')).status, 200);
   });
 

@@ -233,7 +233,7 @@ describe('the login page after a restore', () => {
     await g.gateway.setConsolePassword('the password of today');
     const auth = async () => (await consoleClient(g.url).call('GET', '/auth')).body;
     assert.equal((await auth()).restored_at, null, 'no restore, no word');
-    assert.equal(g.gateway.stageRestore(file).ok, true);
+    assert.equal((await g.gateway.stageRestore(file)).ok, true);
     g = await g.restart();
     const restored = await auth();
     assert.equal(restored.restored_at, new Date(clock.now()).toISOString());

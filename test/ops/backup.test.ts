@@ -175,11 +175,12 @@ describe('a backup taken while the gateway runs', () => {
     const r = await runCli(['restore', file, '--data-dir', target]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^restored .*b\.db into .*restored: 0 devices \(0 cameras\), 0 tokens/);
-    assert.match(r.stdout, /OPENCUBE_NAME=attic/);
-    assert.match(r.stdout, /OPENCUBE_ZIGBEE_MQTT_URL=mqtt:\/\/z2m:\[redacted\]@10\.1\.2\.3:1883/);
+    assert.match(r.stdout, /OPENCUBE_NAME='attic'/);
+    assert.match(r.stdout, /OPENCUBE_ZIGBEE_MQTT_URL='mqtt:\/\/z2m:\[redacted\]@10\.1\.2\.3:1883'/);
     assert.equal(r.stdout.includes('pa55word'), false);
+    // Quoted, for systemd's EnvironmentFile and for a shell (test/security/crafted-backups.test.ts).
     const env = readFileSync(join(target, 'settings-from-backup.env'), 'utf8');
-    assert.match(env, /^OPENCUBE_ZIGBEE_MQTT_URL=mqtt:\/\/z2m:pa55word@10\.1\.2\.3:1883$/m);
+    assert.match(env, /^OPENCUBE_ZIGBEE_MQTT_URL='mqtt:\/\/z2m:pa55word@10\.1\.2\.3:1883'$/m);
     assert.equal(statSync(join(target, 'settings-from-backup.env')).mode & 0o777, 0o600);
   });
 });

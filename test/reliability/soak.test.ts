@@ -65,8 +65,8 @@ test('npm run fuzz, short: 2,000 requests across every route, no crash, nothing 
   assert.match(r.out, /^5xx: 0$/m);
 });
 
-test('npm run soak, quick: kill -9, stream cuts, the fault zoo, the attacks and the idle default gateway all hold', async () => {
-  const r = await run('soak.ts', ['--quick', '--seed', String(Date.now() % 100_000)], 360_000);
+test('npm run soak, quick: kill -9, stream cuts, the fault zoo, the attacks, the idle default gateway and the attacks of issue 24 all hold', async () => {
+  const r = await run('soak.ts', ['--quick', '--seed', String(Date.now() % 100_000)], 420_000);
   assert.equal(r.code, 0, r.out);
   assert.match(r.out, /^kill -9: \d+ acknowledged writes across 2 SIGKILLs .*: 0 lost, integrity_check ok every time/m);
   assert.match(
@@ -79,5 +79,17 @@ test('npm run soak, quick: kill -9, stream cuts, the fault zoo, the attacks and 
     r.out,
     /^default npm start idle \d+ s \(keep-alive 1 s\): (\d+)\/\1 devices online, ready, a light switched on and off, 0 lines of the log saying something went offline/m,
   );
+  // Issue 24 (scripts/reliability/security-rows.ts).
+  assert.match(
+    r.out,
+    /^login flood: .*80 at once from one address: [0-5] checked, the right one refused; the owner's browser logged in meanwhile; a foreign Host refused 3\/3/m,
+  );
+  assert.match(
+    r.out,
+    /^fetches as a scanner: \d+ targets .* got 1 answer\(s\) from media\/audio-player, 1 from the RTSP probe, 1 from the ESP32-CAM probe; 0 held a byte of a secret/m,
+  );
+  assert.match(r.out, /^stalls: the longest event-loop stall idle \d+ ms, one 8 MiB WAV \d+ ms/m);
+  assert.match(r.out, /^retained Home Assistant command: (carried out 1 time\(s\)|not tried)/m);
+  assert.match(r.out, /^crafted backups: restores refused (\d+)\/\1, the gateway served throughout/m);
   assert.match(r.out, /^all held/m);
 });

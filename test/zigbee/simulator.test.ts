@@ -116,7 +116,8 @@ describe('the simulated Zigbee2MQTT', () => {
       .find((d) => d.fixture.model === 'ZNCZ02LM');
     assert.ok(plug);
     w.client.publish(`zigbee2mqtt/${plug.friendly}/set`, JSON.stringify({ state: 'on' }));
-    await w.next((m) => m.topic === `zigbee2mqtt/${plug.friendly}` && m.json?.state === 'ON');
+    const on = await w.next((m) => m.topic === `zigbee2mqtt/${plug.friendly}` && m.json?.state === 'ON');
+    assert.ok(on.json.power > 0, 'a plug switched on reports its load');
     w.client.publish(`zigbee2mqtt/${plug.friendly}/set`, JSON.stringify({ colour: 'blue' }));
     const log = await w.next(
       (m) =>
@@ -207,5 +208,65 @@ describe('what the simulated devices report on their own', () => {
     for (const quiet of ['smoke', 'gas', 'water_leak', 'contact', 'tamper'])
       assert.equal(flipped.has(quiet), false, `${quiet} flipped`);
     assert.ok(flipped.has('occupancy'), 'occupancy never flipped');
+  });
+});
+
+describe('plausible histories: what the simulated sensors report over days', () => {
+  const fixture = (model: string) => {
+    const f = loadFixtures().find((x) => x.model === model);
+    assert.ok(f, model);
+    return f;
+  };
+  /** Drifts a device every 15 s for `hours` from a local midnight; returns (local hour, state) after each step. */
+  const run = (model: string, hours: number, start: Record<string, unknown> = {}) => {
+    const props = simProperties(fixture(model).exposes);
+    const rand = seeded(11);
+    let state: Record<string, unknown> = { ...initialState(props, rand), ...start };
+    const memory = {};
+    const midnight = new Date(2025, 0, 6).getTime();
+    const out: { hour: number; state: Record<string, unknown> }[] = [];
+    for (let t = midnight; t < midnight + hours * 3_600_000; t += 15_000) {
+      state = { ...state, ...drift(props, state, rand, { now: t, memory }) };
+      out.push({ hour: new Date(t).getHours(), state });
+    }
+    return out;
+  };
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+  it('temperatures follow the day (warmer in the afternoon than before dawn), humidity the other way, light the sun', () => {
+    const climate = run('WSDCGQ11LM', 48);
+    const at = (hours: number[], key: string) =>
+      mean(climate.filter((x) => hours.includes(x.hour)).map((x) => x.state[key] as number));
+    assert.ok(at([14, 15, 16], 'temperature') > at([2, 3, 4], 'temperature') + 1.5);
+    assert.ok(at([14, 15, 16], 'humidity') < at([2, 3, 4], 'humidity') - 5);
+    assert.ok(climate.every((x) => (x.state.temperature as number) >= 15 && (x.state.temperature as number) <= 30));
+    const changes = climate.filter((x, i) => i > 0 && x.state.temperature !== climate[i - 1]?.state.temperature);
+    assert.ok(changes.length > climate.length / 4, 'a reading moves most of the time: charts fill in');
+    const light = run('RTCGQ11LM', 24);
+    const lux = (hours: number[]) =>
+      mean(light.filter((x) => hours.includes(x.hour)).map((x) => x.state.illuminance as number));
+    assert.ok(lux([11, 12, 13]) > 200 && lux([0, 1, 2]) < 30, `${lux([11, 12, 13])} ${lux([0, 1, 2])}`);
+  });
+
+  it("has a plug's power follow its switch and its energy count that power over time", () => {
+    const on = run('ZNCZ02LM', 2, { state: 'ON', power: 60, energy: 3 });
+    const powers = on.map((x) => x.state.power as number);
+    assert.ok(
+      powers.every((p) => p > 50 && p < 70),
+      'around its load while on',
+    );
+    // Two hours at about 60 W: about 0.12 kWh more.
+    const used = (on.at(-1)?.state.energy as number) - 3;
+    assert.ok(used > 0.1 && used < 0.14, `${used} kWh`);
+    const off = run('ZNCZ02LM', 2, { state: 'OFF', power: 60, energy: 3 });
+    assert.ok(off.slice(1).every((x) => x.state.power === 0));
+    assert.equal(off.at(-1)?.state.energy, 3);
+  });
+
+  it('runs batteries down, never up', () => {
+    const month = run('WSDCGQ11LM', 30 * 24);
+    const levels = month.map((x) => x.state.battery as number);
+    assert.ok(levels.every((b, i) => i === 0 || b <= (levels[i - 1] as number)));
+    assert.ok((levels[0] as number) - (levels.at(-1) as number) >= 5, 'about 1% every three days');
   });
 });

@@ -8,11 +8,13 @@
  *
  * A detection by a sensor the armed mode lists starts the entry delay; smoke, gas and water
  * leaks ring at once, armed or not. Every change is stored before the call returns, so a restart
- * picks up a sounding alarm and a running delay. Time is the injected Clock: tests move it.
+ * picks up a sounding alarm and a running delay. Time is the injected Clock: tests move it. The
+ * calls of a person (S2-S5, G7) take who asked (`by`): the activity log names them.
  */
 
 import type { Clock } from '../../lib/clock.ts';
 import type { Db, KvStore } from '../../store/db.ts';
+import type { Actor } from '../actor.ts';
 import type { AudioArbiter } from '../audio/arbiter.ts';
 import type { BusEvent, EventBus } from '../event-bus.ts';
 import type { SecurityMode, SecurityOutcome, SecurityService } from '../security.ts';
@@ -166,37 +168,37 @@ export class AlarmService {
   // ---- S2-S5 and G7 ----
 
   /** Arms a mode (S2): the mode armed before is disarmed; the new one is armed after its exit delay. */
-  arm(sid: number): SecurityOutcome {
+  arm(sid: number, by?: Actor): SecurityOutcome {
     const before = this.deps.security.armed()?.sid ?? null;
-    const result = this.deps.security.enable(sid);
-    if (result.ok) this.armed(before, sid);
+    const result = this.deps.security.enable(sid, by);
+    if (result.ok) this.armed(before, sid, by);
     return result;
   }
 
   /** One-click arming (S4) of the default mode. */
-  armDefault(): SecurityOutcome {
+  armDefault(by?: Actor): SecurityOutcome {
     const before = this.deps.security.armed()?.sid ?? null;
-    const result = this.deps.security.enableDefault();
+    const result = this.deps.security.enableDefault(by);
     const now = this.deps.security.armed()?.sid;
-    if (result.ok && now !== undefined) this.armed(before, now);
+    if (result.ok && now !== undefined) this.armed(before, now, by);
     return result;
   }
 
   /** Disarms a mode (S3) at once; when it is the armed one, a pending or sounding alarm stops. */
-  disarm(sid: number): SecurityOutcome {
+  disarm(sid: number, by?: Actor): SecurityOutcome {
     const before = this.deps.security.armed()?.sid ?? null;
-    const result = this.deps.security.disable(sid);
-    if (result.ok && before === sid) this.disarmed();
+    const result = this.deps.security.disable(sid, by);
+    if (result.ok && before === sid) this.disarmed(by);
     return result;
   }
 
   /** Disarms every mode (S5) and stops any alarm, a smoke alarm while nothing is armed too. */
-  disarmAll(): void {
+  disarmAll(by?: Actor): void {
     const before = this.deps.security.armed();
-    this.deps.security.disableAll();
-    if (before) this.disarmed();
+    this.deps.security.disableAll(by);
+    if (before) this.disarmed(by);
     else if (this.alarm.stage !== 'idle') {
-      this.endAlarm();
+      this.endAlarm(by);
       this.save();
     }
   }
@@ -206,8 +208,8 @@ export class AlarmService {
    * (issue 11: the alarm ends on G7 as on a disarm); the mode stays armed, so a new detection
    * starts a new alarm. With no alarm it changes nothing and emits nothing.
    */
-  cancel(): void {
-    this.endAlarm();
+  cancel(by?: Actor): void {
+    this.endAlarm(by);
     this.save();
   }
 
@@ -236,24 +238,24 @@ export class AlarmService {
 
   // ---- transitions ----
 
-  private armed(before: number | null, sid: number): void {
+  private armed(before: number | null, sid: number, by: Actor | undefined): void {
     if (before !== sid) {
-      if (before !== null) this.leaveMode();
+      if (before !== null) this.leaveMode(by);
       this.startExit(sid);
     }
     this.save();
   }
 
-  private disarmed(): void {
-    this.leaveMode();
+  private disarmed(by: Actor | undefined): void {
+    this.leaveMode(by);
     this.save();
   }
 
-  /** The mode is no longer armed: its timers stop, and so does any alarm. */
-  private leaveMode(): void {
+  /** The mode is no longer armed (`by` whom): its timers stop, and so does any alarm. */
+  private leaveMode(by: Actor | undefined): void {
     this.cancelTimer('exit');
     this.mode = { ...DISARMED };
-    if (this.alarm.stage !== 'idle') this.endAlarm();
+    if (this.alarm.stage !== 'idle') this.endAlarm(by);
     this.deps.signals?.disarmed();
   }
 
@@ -380,19 +382,19 @@ export class AlarmService {
       });
   }
 
-  /** A pending or sounding alarm stops; `alarm_state` is back to `normal`. */
-  private endAlarm(): void {
+  /** A pending or sounding alarm stops (`by` whom, or by itself); `alarm_state` is back to `normal`. */
+  private endAlarm(by?: Actor): void {
     this.cancelTimer('entry');
     this.cancelTimer('ring');
     if (this.alarm.stage === 'alarming') this.deps.arbiter.stop('alarm');
     this.alarm = { ...IDLE };
-    this.setAlarmState('normal');
+    this.setAlarmState('normal', by);
   }
 
-  private setAlarmState(next: AlarmState): void {
+  private setAlarmState(next: AlarmState, by?: Actor): void {
     if (this.alarmState === next) return;
     this.alarmState = next;
-    this.deps.bus.publish('bridge#updateAlarmState', { payload: { alarm_state: next } });
+    this.deps.bus.publish('bridge#updateAlarmState', { payload: { alarm_state: next } }, by);
   }
 
   private cancelTimer(kind: TimerKind): void {

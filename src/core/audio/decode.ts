@@ -68,10 +68,8 @@ export async function decodeMp3(bytes: Uint8Array, maxSeconds = Number.POSITIVE_
 export async function decodeAudio(bytes: Uint8Array, maxSeconds = Number.POSITIVE_INFINITY): Promise<Pcm> {
   const format = sniffAudio(bytes);
   if (format === 'mp3') return decodeMp3(bytes, maxSeconds);
-  if (format !== 'wav') {
-    const head = Buffer.from(bytes.subarray(0, 8)).toString('hex');
-    throw new AudioFormatError(`not WAV or MP3 audio (it starts with ${head ? `0x${head}` : 'nothing'})`);
-  }
+  // Never the bytes themselves: they may be a page of whatever server the URL named (issue 24).
+  if (format !== 'wav') throw new AudioFormatError('not WAV or MP3 audio');
   const pcm = resample(decodeWav(bytes), SAMPLE_RATE);
   const max = Math.floor(maxSeconds * SAMPLE_RATE);
   return pcm.samples.length > max ? { rate: pcm.rate, samples: pcm.samples.subarray(0, max) } : pcm;

@@ -12,6 +12,7 @@ export {
   type PlayResult,
 } from './arbiter.ts';
 export { decodeAudio, decodeMp3, sniffAudio } from './decode.ts';
+export { AudioDecoder, INLINE_BYTES } from './decoder.ts';
 export { type BeepSwitches, EventBeeps } from './event-beeps.ts';
 export { SOUNDS_DIR, SoundLibrary } from './library.ts';
 export { type AudioMeasure, dominantHz, envelopeOf, measure, peakOf, rmsOf } from './measure.ts';

@@ -18,6 +18,11 @@ export function scalePcm(pcm: Pcm, gain: number): Pcm {
   if (gain === 1) return pcm;
   const src = pcm.samples;
   const out = new Int16Array(src.length);
+  // A gain of at most 1 keeps every sample within 16 bits: no clipping to do.
+  if (gain >= 0 && gain < 1) {
+    for (let i = 0; i < src.length; i++) out[i] = Math.round((src[i] as number) * gain);
+    return { rate: pcm.rate, samples: out };
+  }
   for (let i = 0; i < src.length; i++) {
     const v = Math.round((src[i] as number) * gain);
     out[i] = Math.min(32767, Math.max(-32768, v));

@@ -7,6 +7,7 @@
 
 import type { ErrorCodeValue, Failed } from '../../catalog/errors.ts';
 import type { CapabilityObject } from '../../catalog/index.ts';
+import type { Actor } from '../actor.ts';
 import type { ZigbeeUpkeep } from '../zigbee-upkeep/contract.ts';
 
 /** A device as the registry keeps it: every field of spec 2.3 plus the driver's own reference. */
@@ -81,8 +82,11 @@ export interface DeviceInfoUpdate {
 
 /** What the registry offers a driver. Every call is committed to the store before it returns. */
 export interface DriverHost {
-  /** Adds a device, or updates the one with the same driver_ref (reconciled, not re-added). */
-  deviceFound(driver: string, device: DeviceAnnouncement): DeviceRecord;
+  /**
+   * Adds a device, or updates the one with the same driver_ref (reconciled, not re-added). `by`:
+   * who added it by hand (D2 of an app or the console), named in the activity log.
+   */
+  deviceFound(driver: string, device: DeviceAnnouncement, by?: Actor): DeviceRecord;
   /** Merges reported state (per capability and name level); emits only what changed. */
   stateReported(serial: string, state: Record<string, unknown>): void;
   onlineChanged(serial: string, online: boolean): void;
@@ -157,6 +161,6 @@ export type ProvisionOutcome =
 export interface Provisioning {
   /** The protocols it adds, in lower case (`rtsp`, `esp32-cam`). */
   readonly protocols: readonly string[];
-  /** Reads the D2 body, probes, and adds through the host; answers by `deadline` (epoch ms). */
-  provision(body: unknown, deadline: number): Promise<ProvisionOutcome>;
+  /** Reads the D2 body, probes, and adds through the host (`by` whom); answers by `deadline` (epoch ms). */
+  provision(body: unknown, deadline: number, by?: Actor): Promise<ProvisionOutcome>;
 }

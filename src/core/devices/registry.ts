@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { CapabilityObject } from '../../catalog/index.ts';
 import type { Db } from '../../store/db.ts';
+import type { Actor } from '../actor.ts';
 import type { EventBus } from '../event-bus.ts';
 import type { DeviceAnnouncement, DeviceInfoUpdate, DeviceRecord, DriverHost } from './contract.ts';
 import { mergeState, pruneState } from './state.ts';
@@ -34,6 +35,8 @@ export interface LocalUpdate {
   /** New tags; null removes them. */
   tags?: Record<string, unknown> | null;
   capabilities?: CapabilityObject[];
+  /** Who asked (D4 of an app, the console...): the activity log's line of a rename names them. */
+  by?: Actor;
 }
 
 export class DeviceRegistry implements DriverHost {
@@ -113,15 +116,15 @@ export class DeviceRegistry implements DriverHost {
    * as a DeviceInformationUpdatedReport, and a `tags: null` sent for a rename would delete every
    * tag at the other gateway (COMPAT.md). Tags removed are `null`.
    */
-  private emitInfo(d: DeviceRecord, old: DeviceRecord): void {
+  private emitInfo(d: DeviceRecord, old: DeviceRecord, by?: Actor): void {
     const tagsChanged = !isDeepStrictEqual(old.tags, d.tags);
     const payload = { name: d.name, capabilities: d.capabilities, ...(tagsChanged ? { tags: d.tags ?? null } : {}) };
-    this.emit(() => this.bus.publish('device#updateDeviceInfo', { endpoint: endpointOf(d), payload }));
+    this.emit(() => this.bus.publish('device#updateDeviceInfo', { endpoint: endpointOf(d), payload }, by));
   }
 
   // ---- DriverHost ----
 
-  deviceFound(driver: string, a: DeviceAnnouncement): DeviceRecord {
+  deviceFound(driver: string, a: DeviceAnnouncement, by?: Actor): DeviceRecord {
     return this.batch(() => {
       const existing = this.byRef.get(refKey(driver, a.driver_ref));
       if (!existing) {
@@ -150,7 +153,7 @@ export class DeviceRegistry implements DriverHost {
         this.store.save(entry);
         this.index(entry);
         const wire = toWire(record);
-        this.emit(() => this.bus.publish('device#addDevice', { payload: wire }));
+        this.emit(() => this.bus.publish('device#addDevice', { payload: wire }, by));
         return record;
       }
       // Reconcile: update what the driver announces; keep the user's name; merge state.
@@ -237,7 +240,8 @@ export class DeviceRegistry implements DriverHost {
     );
   }
 
-  deviceLeft(serial: string): void {
+  /** A device is gone (its driver says so, or D5 `by` someone removed it). */
+  deviceLeft(serial: string, by?: Actor): void {
     const entry = this.bySerial.get(serial);
     if (!entry) return;
     this.store.delete(serial);
@@ -245,7 +249,7 @@ export class DeviceRegistry implements DriverHost {
     this.byRef.delete(refKey(entry.record.driver, entry.record.driver_ref));
     this.listJsonCache = null;
     const ep = endpointOf(entry.record);
-    this.emit(() => this.bus.publish('device#deleteDevice', { endpoint: ep }));
+    this.emit(() => this.bus.publish('device#deleteDevice', { endpoint: ep }, by));
   }
 
   adopt(serial: string, driver: string, ref: string): DeviceRecord | undefined {
@@ -280,7 +284,14 @@ export class DeviceRegistry implements DriverHost {
     const entry = this.bySerial.get(serial);
     if (!entry) return undefined;
     const userName = update.userName ?? entry.userName;
-    return this.apply(entry, { capabilities: update.capabilities, tags: update.tags }, entry.announcedName, userName);
+    return this.apply(
+      entry,
+      { capabilities: update.capabilities, tags: update.tags },
+      entry.announcedName,
+      userName,
+      undefined,
+      update.by,
+    );
   }
 
   private apply(
@@ -289,6 +300,7 @@ export class DeviceRegistry implements DriverHost {
     announcedName: string,
     userName: string | undefined,
     extra?: Record<string, unknown>,
+    by?: Actor,
   ): DeviceRecord {
     const old = entry.record;
     const record: DeviceRecord = { ...old, name: userName ?? announcedName };
@@ -316,7 +328,7 @@ export class DeviceRegistry implements DriverHost {
     // Stored first: if the write fails, memory (and so D3) still shows what the store holds.
     this.store.save({ record, announcedName, userName });
     this.replace(entry, record, { announcedName, userName });
-    if (infoChanged) this.emitInfo(record, old);
+    if (infoChanged) this.emitInfo(record, old, by);
     return record;
   }
 

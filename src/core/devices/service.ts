@@ -260,7 +260,7 @@ export class DeviceService {
    * Assistant, Matter, an automation) in the activity log: one line per command.
    */
   async update(serial: string, body: Record<string, unknown>, actor?: Actor): Promise<Done> {
-    const done = await this.apply(serial, body);
+    const done = await this.apply(serial, body, actor);
     const name = this.registry.get(serial)?.name ?? serial;
     const what = Object.keys(body).join(', ') || 'nothing';
     const who = actorWords(actor);
@@ -278,7 +278,7 @@ export class DeviceService {
     return done;
   }
 
-  private async apply(serial: string, body: Record<string, unknown>): Promise<Done> {
+  private async apply(serial: string, body: Record<string, unknown>, actor: Actor | undefined): Promise<Done> {
     const device = this.registry.get(serial);
     if (!device) return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
     const plan = this.plan(device, body);
@@ -311,7 +311,7 @@ export class DeviceService {
       if (!outcome.ok) return outcome;
     }
     if (plan.name !== undefined || plan.tags !== undefined) {
-      if (!this.registry.updateLocal(serial, { userName: plan.name, tags: plan.tags }))
+      if (!this.registry.updateLocal(serial, { userName: plan.name, tags: plan.tags, ...(actor ? { by: actor } : {}) }))
         return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
     }
     return { ok: true };
@@ -384,8 +384,8 @@ export class DeviceService {
       : { ok: false, errors: r.errors.map((e) => e.replace(/^configuration\.0\.configuration/, 'configuration')) };
   }
 
-  /** D5: the driver removes the device on its side, then the registry forgets it. */
-  async remove(serial: string): Promise<Done> {
+  /** D5: the driver removes the device on its side, then the registry forgets it (the line names `by`). */
+  async remove(serial: string, by?: Actor): Promise<Done> {
     const device = this.registry.get(serial);
     if (!device) return { ok: false, ...failure(ErrorCode.DEVICE_NOT_FOUND) };
     // Whether its driver is configured is known once the drivers are loaded.
@@ -400,7 +400,7 @@ export class DeviceService {
       const outcome = await driver.execute({ kind: 'remove', device });
       if (!outcome.ok) return outcome;
     }
-    this.registry.deviceLeft(serial);
+    this.registry.deviceLeft(serial, by);
     return { ok: true };
   }
 
@@ -455,7 +455,11 @@ export class DeviceService {
   }
 
   /** D2: routes a body to the driver that adds devices of its `protocol` (also spelled `protocal`). */
-  async provision(body: unknown, deadline: number): Promise<{ ok: true; data: Record<string, unknown> } | Failed> {
+  async provision(
+    body: unknown,
+    deadline: number,
+    by?: Actor,
+  ): Promise<{ ok: true; data: Record<string, unknown> } | Failed> {
     await this.afterStart('*');
     const first = Array.isArray(body) ? body[0] : body;
     const raw = isObject(first) ? (first.protocol ?? first.protocal) : undefined;
@@ -478,7 +482,7 @@ export class DeviceService {
     const owner = drivers[provisioning.indexOf(target)] as Driver;
     if (!(await this.startedDriver(owner.id)))
       return { ok: false, ...failure(ErrorCode.SERVER_ERROR, `the ${owner.id} driver has not started yet`) };
-    const r = await target.provision(body, deadline);
+    const r = await target.provision(body, deadline, by);
     if (!r.ok) return { ok: false, code: r.code, message: r.message };
     return {
       ok: true,

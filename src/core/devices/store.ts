@@ -12,7 +12,8 @@ export interface StoredDevice {
   userName?: string;
 }
 
-interface Row {
+/** A row of the `devices` table as SQLite gives it. */
+export interface DeviceRow {
   serial_number: string;
   driver: string;
   driver_ref: string;
@@ -39,7 +40,8 @@ function opt<T>(v: T | null): T | undefined {
   return v === null ? undefined : v;
 }
 
-function fromRow(row: Row): StoredDevice {
+/** Reads a row as the registry does at start (a restore reads a backup's rows with it first). Throws on a value that is not JSON. */
+export function deviceFromRow(row: DeviceRow): StoredDevice {
   const record: DeviceRecord = {
     serial_number: row.serial_number,
     driver: row.driver,
@@ -106,7 +108,7 @@ export class DeviceStore {
   loadAll(): StoredDevice[] {
     // Insertion order (rowid), as the registry lists them: created_at follows the clock, which can
     // be behind after a boot without a real-time clock.
-    return this.db.prepare<[], Row>('SELECT * FROM devices ORDER BY rowid').all().map(fromRow);
+    return this.db.prepare<[], DeviceRow>('SELECT * FROM devices ORDER BY rowid').all().map(deviceFromRow);
   }
 
   /** Runs a write, timing it when it commits by itself (inside a transaction, the commit is timed). */

@@ -47,7 +47,7 @@ export class PidFile {
   constructor(private readonly path: string) {}
 
   write(): void {
-    writeFileSync(this.path, `${process.pid}\n`);
+    writeFileSync(this.path, `${process.pid}\n`, { mode: 0o600 });
     this.wrote = true;
   }
 

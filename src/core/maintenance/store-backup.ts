@@ -10,9 +10,9 @@
  * speaker's volume. The file can be read with any SQLite tool.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, renameSync, rmSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import type { Db } from '../../store/db.ts';
+import { type Db, ownerOnlyFile } from '../../store/db.ts';
 import { migrations } from '../../store/migrations.ts';
 
 /** The table that marks a file as a backup of this gateway. */
@@ -61,6 +61,8 @@ export async function writeBackup(db: Db, file: string, opts: WriteBackupOptions
   try {
     // The online backup copies the store page by page while the gateway goes on writing through
     // the same connection; SQLite carries those writes into the copy, so it is consistent.
+    // Made the user's alone before a byte is in it (SQLite's backup keeps an existing file's mode).
+    ownerOnlyFile(partial);
     const step = opts.pagesPerStep;
     await (step ? db.backup(partial, { progress: () => step }) : db.backup(partial));
     const copy = new Database(partial);
@@ -87,7 +89,6 @@ export async function writeBackup(db: Db, file: string, opts: WriteBackupOptions
     } finally {
       copy.close();
     }
-    chmodSync(partial, 0o600);
     renameSync(partial, file);
     return contents;
   } catch (err) {

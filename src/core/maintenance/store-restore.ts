@@ -1,17 +1,32 @@
 /**
  * Restoring a backup (store-backup.ts). A file is checked before anything changes: it must be an
  * SQLite database, whole (SQLite's integrity check, and the backup's own digest of its contents),
- * a store of this gateway, and not from a newer release. It is then prepared beside the store as a
- * store of this release (an older schema is migrated there) and put in place:
+ * a store of this gateway, not from a newer release, with exactly the schema this release's
+ * migrations make (store-schema.ts: no planted trigger, view or table), and every row readable by
+ * the gateway's start (store-rows.ts). It is then prepared beside the store as a store of this
+ * release (an older schema is migrated there) and put in place:
  * - with the gateway stopped, at once (`opencube restore FILE`);
  * - with the gateway running, at its next start (staged as `gateway.db.restore`; the control
  *   socket then restarts the gateway): a running gateway never has its store replaced under it.
- * The store there was is kept as `gateway.db.before-restore` (with its -wal), so a restore can be
- * undone by hand. A file refused changes nothing.
+ * The store there was is kept as `gateway.db.before-restore` (with its -wal), and a restored store
+ * stays unconfirmed until a gateway has started on it: one that does not start is put aside as
+ * `gateway.db.restore-failed` and the store there was comes back (rollBackRestore). A file
+ * refused changes nothing. The checks run in a worker thread (restore-worker.ts) for a running
+ * gateway: a large store took over a second.
  */
-import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import Database from 'better-sqlite3';
 import { readHead } from '../../lib/file-head.ts';
+import type { Log } from '../../lib/log.ts';
 import { type Db, migrate } from '../../store/db.ts';
 import {
   BACKUP_FORMAT,
@@ -23,6 +38,8 @@ import {
   latestStoreVersion,
   readMeta,
 } from './store-backup.ts';
+import { rowProblems } from './store-rows.ts';
+import { schemaProblems } from './store-schema.ts';
 
 /** Tables every store of this gateway has had since its first release. */
 const REQUIRED_TABLES = ['kv', 'tokens', 'devices', 'security_modes', 'tts_engines'];
@@ -86,6 +103,12 @@ function checkCopy(db: Db, name: string): RestoreCheck {
     if (typeof meta.digest === 'string' && meta.digest !== contentDigest(db))
       return refuse(`${name} is damaged: its contents differ from the checksum written when it was taken`);
   }
+  const schema = schemaProblems(db, version, [BACKUP_TABLE]);
+  if (schema.extra.length > 0)
+    return refuse(
+      `${name} holds what no backup of opencube holds (${schema.extra.join(', ')}): it was changed after it was taken, and is not restored`,
+    );
+  if (schema.missing.length > 0) return refuse(`${name} is damaged: it lacks ${schema.missing.join(', ')}`);
   return { ok: true, ...(meta ? { meta } : {}), contents: countContents(db), from_version: version };
 }
 
@@ -103,6 +126,8 @@ export function prepareRestore(path: string, stage: string, name = path): Restor
   let db: Db | undefined;
   try {
     copyFileSync(path, partial);
+    // The copy took the mode of the file given; a store is the gateway user's alone.
+    chmodSync(partial, 0o600);
     db = new Database(partial, { fileMustExist: true });
     const checked = checkCopy(db, name);
     if (!checked.ok) return checked;
@@ -111,6 +136,10 @@ export function prepareRestore(path: string, stage: string, name = path): Restor
     migrate(db);
     const fk = db.pragma('foreign_key_check') as unknown[];
     if (fk.length > 0) return refuse(`${name} is damaged: ${fk.length} rows refer to rows that are not there`);
+    // Every row through the readers of the gateway's start: what they cannot read is found now,
+    // not by a gateway that then cannot start.
+    const rows = rowProblems(db);
+    if (rows.length > 0) return refuse(`${name} cannot be restored: ${rows.join('; ')}`);
     db.close();
     db = undefined;
     renameSync(partial, stage);
@@ -126,9 +155,15 @@ export function prepareRestore(path: string, stage: string, name = path): Restor
   }
 }
 
+/** The mark of a restored store no gateway has started on yet. */
+function unconfirmedPath(dbPath: string): string {
+  return `${dbPath}.restore-unconfirmed`;
+}
+
 /**
  * Puts the prepared store `stage` in place of the store at `dbPath` (the gateway is not running on
- * it). The store there was, if any, becomes `<dbPath>.before-restore`; returns that path.
+ * it), unconfirmed until a gateway starts on it (confirmRestore). The store there was, if any,
+ * becomes `<dbPath>.before-restore`; returns that path.
  */
 export function installRestore(dbPath: string, stage: string): string | undefined {
   let previous: string | undefined;
@@ -141,13 +176,53 @@ export function installRestore(dbPath: string, stage: string): string | undefine
     renameSync(dbPath, previous);
   }
   renameSync(stage, dbPath);
+  writeFileSync(unconfirmedPath(dbPath), 'installed\n', { mode: 0o600 });
   return previous;
 }
 
-/** Before the store opens: installs a restore a running gateway staged. Returns whether it did. */
-export function applyStagedRestore(dbPath: string): boolean {
+/**
+ * Before a gateway opens its store: a restored store whose last start never completed (the process
+ * died in it) is rolled back, and `log` says so; a restore a running gateway staged is put in place
+ * (returns true); a restored store not yet confirmed is marked as being tried, so that the next
+ * start knows this one did not get through.
+ */
+export function beforeOpening(dbPath: string, log: Log): boolean {
+  const mark = unconfirmedPath(dbPath);
+  const tried = existsSync(mark) && readFileSync(mark, 'utf8').startsWith('trying');
+  const rolledBack = tried ? rollBackRestore(dbPath) : undefined;
+  if (rolledBack)
+    log.error(
+      { kept_as: rolledBack },
+      'the restored store did not start: it is put aside, and the store there was is back',
+    );
   const stage = stagedPath(dbPath);
-  if (!existsSync(stage)) return false;
-  installRestore(dbPath, stage);
-  return true;
+  const restored = existsSync(stage);
+  if (restored) installRestore(dbPath, stage);
+  if (existsSync(mark)) writeFileSync(mark, 'trying\n', { mode: 0o600 });
+  if (restored) log.warn({ db: dbPath }, 'the store was restored from a backup');
+  return restored;
+}
+
+/** A gateway started on the restored store: it stays. */
+export function confirmRestore(dbPath: string): void {
+  rmSync(unconfirmedPath(dbPath), { force: true });
+}
+
+/**
+ * When the store in place is a restore no gateway started on (the last start on it failed, or
+ * the process died in it): puts it aside as `gateway.db.restore-failed` and the store there was
+ * back. Returns the path it was put aside at, or undefined when there was nothing to undo.
+ */
+export function rollBackRestore(dbPath: string): string | undefined {
+  if (!existsSync(unconfirmedPath(dbPath))) return undefined;
+  const failed = `${dbPath}.restore-failed`;
+  const previous = `${dbPath}.before-restore`;
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${failed}${suffix}`, { force: true });
+  for (const suffix of ['', '-wal', '-shm'])
+    if (existsSync(`${dbPath}${suffix}`)) renameSync(`${dbPath}${suffix}`, `${failed}${suffix}`);
+  // A restore onto a folder without a store had nothing before it: the gateway starts empty.
+  for (const suffix of ['-wal', '-shm', ''])
+    if (existsSync(`${previous}${suffix}`)) renameSync(`${previous}${suffix}`, `${dbPath}${suffix}`);
+  rmSync(unconfirmedPath(dbPath), { force: true });
+  return failed;
 }

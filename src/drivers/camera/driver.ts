@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
 import { ErrorCode, errorMessages } from '../../catalog/errors.ts';
 import type { CapabilityObject } from '../../catalog/index.ts';
+import type { Actor } from '../../core/actor.ts';
 import type {
   DeviceRecord,
   Driver,
@@ -68,7 +69,7 @@ export class CameraDriver implements Driver {
   readonly id = CAMERA_DRIVER;
   readonly provisioning: Provisioning = {
     protocols: ['rtsp', 'esp32-cam'],
-    provision: (body, deadline) => this.provision(body, deadline),
+    provision: (body, deadline, by) => this.provision(body, deadline, by),
   };
   private host: DriverHost | undefined;
   private readonly agent: LazyAgent;
@@ -149,8 +150,14 @@ export class CameraDriver implements Driver {
           deadline,
           now: this.now,
           ...(this.opts.lookup ? { lookup: this.opts.lookup } : {}),
+          ...(this.opts.log ? { log: this.opts.log } : {}),
         })
-      : probeEsp32(address, account, { deadline, now: this.now, dispatcher: this.agent });
+      : probeEsp32(address, account, {
+          deadline,
+          now: this.now,
+          dispatcher: this.agent,
+          ...(this.opts.log ? { log: this.opts.log } : {}),
+        });
   }
 
   private async alive(serial: string): Promise<boolean> {
@@ -204,7 +211,7 @@ export class CameraDriver implements Driver {
    * D2: reads the body (one camera or an array), probes every stream (within `deadline`), and
    * adds them all, or none when one fails (spec 4.2).
    */
-  async provision(body: unknown, deadline: number): Promise<ProvisionOutcome> {
+  async provision(body: unknown, deadline: number, by?: Actor): Promise<ProvisionOutcome> {
     const read = readAddRequest(body);
     if (!read.ok) return read;
     const { cameras } = read;
@@ -229,20 +236,24 @@ export class CameraDriver implements Driver {
     const add = () =>
       cameras.map((c, i) => {
         const facts = (probes[i] as Extract<ProbeOutcome, { ok: true }>).facts;
-        return this.registry.deviceFound(CAMERA_DRIVER, {
-          // Not the stream: a D4 may move the camera to another stream address.
-          driver_ref: randomUUID(),
-          name: c.name,
-          manufacturer: c.manufacturer,
-          model: c.model,
-          firmware_version: c.firmware_version,
-          hostname: c.address.hostname,
-          display_category: 'camera',
-          capabilities: [cameraCapability(c.address, c.account, facts, c.permission, c.configuration)],
-          protocol: c.protocol,
-          online: true,
-          extra: cameraExtra(c.address, c.account, facts),
-        }).serial_number;
+        return this.registry.deviceFound(
+          CAMERA_DRIVER,
+          {
+            // Not the stream: a D4 may move the camera to another stream address.
+            driver_ref: randomUUID(),
+            name: c.name,
+            manufacturer: c.manufacturer,
+            model: c.model,
+            firmware_version: c.firmware_version,
+            hostname: c.address.hostname,
+            display_category: 'camera',
+            capabilities: [cameraCapability(c.address, c.account, facts, c.permission, c.configuration)],
+            protocol: c.protocol,
+            online: true,
+            extra: cameraExtra(c.address, c.account, facts),
+          },
+          by,
+        ).serial_number;
       });
     const serials = this.registry.batch(add);
     for (const [i, serial] of serials.entries())

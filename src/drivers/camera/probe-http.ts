@@ -7,16 +7,22 @@
 import type { Dispatcher } from 'undici';
 import { ErrorCode } from '../../catalog/errors.ts';
 import type { LazyAgent } from '../../lib/lazy-agent.ts';
+import type { Log } from '../../lib/log.ts';
 import { basicAuthorization } from './auth.ts';
 import { isJpeg, jpegSize, MAX_FRAME_BYTES, MultipartReader, multipartBoundary } from './mjpeg.ts';
 import { type Account, hostPort, type StreamAddress } from './stream-url.ts';
-import { type CameraFailure, cameraFailure, type ProbeOutcome, type StreamFacts } from './types.ts';
+import { cameraFailure, noCameraAt, type ProbeOutcome, type StreamFacts } from './types.ts';
 
 export interface HttpProbeOptions {
   deadline: number;
   dispatcher: LazyAgent;
   now?: () => number;
+  /** Where the reasons a probe does not tell the client go (at debug). */
+  log?: Log;
 }
+
+/** What a client is told of a path that answers, but not as a camera: never what it answered. */
+const NOT_A_CAMERA = 'answered neither an MJPEG stream nor a JPEG';
 
 /** Longest a look for the other path (capture or stream) may take within the probe's time. */
 const SIDE_LOOK_MS = 1000;
@@ -133,7 +139,10 @@ function streamCandidates(address: StreamAddress): string[] {
   return out.filter((u) => u !== address.url);
 }
 
-/** One JPEG from a capture URL, or why not. */
+/**
+ * One JPEG from a capture URL, or why not (for the snapshot's error and the log): in words, never
+ * what the server answered.
+ */
 export async function fetchCapture(
   url: string,
   account: Account | undefined,
@@ -141,16 +150,16 @@ export async function fetchCapture(
   dispatcher: LazyAgent,
 ): Promise<{ ok: true; jpeg: Buffer } | { ok: false; reason: string }> {
   const r = await open(url, account, waitMs, dispatcher);
-  if (!r.ok) return { ok: false, reason: r.detail };
+  if (!r.ok) return { ok: false, reason: 'the capture path could not be reached' };
   if (r.status !== 200 || !/^image\/jpeg\b/i.test(r.contentType)) {
     drop(r.body);
-    return { ok: false, reason: `the capture path answered ${r.status} ${r.contentType || 'without a content type'}` };
+    return { ok: false, reason: 'the capture path answered no JPEG' };
   }
   const jpeg = await readJpeg(r.body);
   return jpeg && isJpeg(jpeg) ? { ok: true, jpeg } : { ok: false, reason: 'the capture path answered no whole JPEG' };
 }
 
-/** The first frame of an MJPEG stream URL, or why not. */
+/** The first frame of an MJPEG stream URL, or why not (in words, as fetchCapture). */
 export async function fetchStreamFrame(
   url: string,
   account: Account | undefined,
@@ -158,11 +167,11 @@ export async function fetchStreamFrame(
   dispatcher: LazyAgent,
 ): Promise<{ ok: true; jpeg: Buffer } | { ok: false; reason: string }> {
   const r = await open(url, account, waitMs, dispatcher);
-  if (!r.ok) return { ok: false, reason: r.detail };
+  if (!r.ok) return { ok: false, reason: 'the stream could not be reached' };
   const boundary = multipartBoundary(r.contentType);
   if (r.status !== 200 || !boundary) {
     drop(r.body);
-    return { ok: false, reason: `the stream answered ${r.status} ${r.contentType || 'without a content type'}` };
+    return { ok: false, reason: 'the stream answered no MJPEG' };
   }
   const frame = await firstFrame(r.body, boundary);
   return frame && isJpeg(frame)
@@ -178,12 +187,6 @@ async function isStream(url: string, account: Account | undefined, waitMs: numbe
   return r.status === 200 && multipartBoundary(r.contentType) !== undefined;
 }
 
-function transportFailure(kind: string, detail: string, address: StreamAddress): CameraFailure {
-  if (kind === 'not-http')
-    return cameraFailure(ErrorCode.CAMERA_STREAM_ADDRESS_ERROR, `${hostPort(address)}: ${detail}`);
-  return cameraFailure(ErrorCode.CAMERA_IP_WRONG, `${hostPort(address)}: ${detail}`);
-}
-
 /** Probes an ESP32-CAM path. Never throws. */
 export async function probeEsp32(
   address: StreamAddress,
@@ -192,19 +195,28 @@ export async function probeEsp32(
 ): Promise<ProbeOutcome> {
   const now = opts.now ?? Date.now;
   const r = await open(address.url, account, opts.deadline - now(), opts.dispatcher);
-  if (!r.ok) return transportFailure(r.kind, r.detail, address);
-  const what = `${address.path} answered ${r.status}`;
+  if (!r.ok) {
+    // Refused, cut, silent, unresolvable or not HTTP: one answer (a scanner learns nothing).
+    opts.log?.debug({ address: hostPort(address), detail: r.detail }, 'camera probe: no web server answered');
+    return noCameraAt(address);
+  }
   if (r.status === 401 || r.status === 403) {
     drop(r.body);
     return cameraFailure(
       ErrorCode.CAMERA_AUTH_ERROR,
-      account ? `${what} with the account given` : `${what}: the camera needs a username and password`,
+      account ? 'the camera refused the account given' : 'the camera needs a username and password',
     );
   }
+  const notACamera = () => {
+    opts.log?.debug(
+      { path: address.path, status: r.status, content_type: r.contentType.slice(0, 100) },
+      'camera probe: the path answered, not as a camera',
+    );
+    return cameraFailure(ErrorCode.ESP_CAMERA_PATH_WRONG, `${address.path} ${NOT_A_CAMERA}`);
+  };
   if (r.status !== 200) {
     drop(r.body);
-    const hint = r.status >= 300 && r.status < 400 ? ' (redirects are not followed)' : '';
-    return cameraFailure(ErrorCode.ESP_CAMERA_PATH_WRONG, `${what}${hint}; expected an MJPEG stream or a JPEG`);
+    return notACamera();
   }
   const facts: StreamFacts = { protocol: 'esp32-cam', videoCodec: 'MJPEG' };
   const boundary = multipartBoundary(r.contentType);
@@ -226,8 +238,7 @@ export async function probeEsp32(
   if (/^image\/jpeg\b/i.test(r.contentType)) {
     const jpeg = await readJpeg(r.body);
     const size = jpeg && isJpeg(jpeg) ? jpegSize(jpeg) : undefined;
-    if (!size)
-      return cameraFailure(ErrorCode.ESP_CAMERA_PATH_WRONG, `${address.path} answered image/jpeg that is no JPEG`);
+    if (!size) return notACamera();
     facts.captureUrl = address.url;
     facts.resolution = size;
     for (const url of streamCandidates(address)) {
@@ -239,10 +250,7 @@ export async function probeEsp32(
     return { ok: true, facts };
   }
   drop(r.body);
-  return cameraFailure(
-    ErrorCode.ESP_CAMERA_PATH_WRONG,
-    `${address.path} answered ${r.contentType || 'no content type'}; expected multipart/x-mixed-replace (MJPEG) or image/jpeg`,
-  );
+  return notACamera();
 }
 
 /** Checks that a board answers at all (the watcher): any HTTP answer to HEAD counts. */

@@ -5,11 +5,12 @@
  */
 import type { LookupFunction } from 'node:net';
 import { ErrorCode } from '../../catalog/errors.ts';
+import type { Log } from '../../lib/log.ts';
 import { h264SizeFromFmtp, h265SizeFromFmtp } from './parameter-sets.ts';
-import { header, type RtspFailureKind, type RtspResponse, withRtspSession } from './rtsp-client.ts';
+import { header, type RtspResponse, withRtspSession } from './rtsp-client.ts';
 import { parseSdp, type SdpMedia } from './sdp.ts';
 import { type Account, hostPort, type StreamAddress } from './stream-url.ts';
-import { type CameraFailure, cameraFailure, type ProbeOutcome, type StreamFacts } from './types.ts';
+import { type CameraFailure, cameraFailure, noCameraAt, type ProbeOutcome, type StreamFacts } from './types.ts';
 
 export interface RtspProbeOptions {
   /** Epoch ms on `now`'s clock. */
@@ -17,6 +18,8 @@ export interface RtspProbeOptions {
   lookup?: LookupFunction;
   /** The clock the deadline is on (the gateway's); Date.now by default. */
   now?: () => number;
+  /** Where the reasons a probe does not tell the client go (at debug). */
+  log?: Log;
 }
 
 /** The session options of a probe: its deadline on its clock, and the account and lookup when given. */
@@ -39,32 +42,30 @@ const SUPPORTED_VIDEO: Record<string, string> = { H264: 'H264', H265: 'H265' };
 /** Audio encodings served under another name. */
 const AUDIO_NAMES: Record<string, string> = { 'MPEG4-GENERIC': 'AAC', 'MP4A-LATM': 'AAC' };
 
-function transportFailure(kind: RtspFailureKind, detail: string, address: StreamAddress): CameraFailure {
-  switch (kind) {
-    case 'unresolvable':
-      return cameraFailure(ErrorCode.CAMERA_IP_WRONG, detail);
-    case 'unreachable':
-      return cameraFailure(ErrorCode.CAMERA_IP_WRONG, `${hostPort(address)}: ${detail}`);
-    case 'not-rtsp':
-      return cameraFailure(ErrorCode.CAMERA_STREAM_ADDRESS_ERROR, `${hostPort(address)}: ${detail}`);
-    case 'timeout':
-      return cameraFailure(ErrorCode.CAMERA_STREAM_ADDRESS_ERROR, `${hostPort(address)} connected, but ${detail}`);
-  }
-}
-
-/** The failure a status other than 200 means for a request; undefined when the probe may go on. */
+/**
+ * The failure a status other than 200 means for a request; undefined when the probe may go on.
+ * In words, never the camera's own (its reason phrase or headers are whatever answered there).
+ */
 function statusFailure(r: RtspResponse, method: string, hasAccount: boolean): CameraFailure | undefined {
-  const what = `${method} answered ${r.status}${r.reason ? ` ${r.reason}` : ''}`;
   if (r.status === 401 || r.status === 403)
     return cameraFailure(
       ErrorCode.CAMERA_AUTH_ERROR,
-      hasAccount ? `${what} with the account given` : `${what}: the camera needs a username and password`,
+      hasAccount ? 'the camera refused the account given' : 'the camera needs a username and password',
     );
-  if (r.status === 404) return cameraFailure(ErrorCode.CAMERA_STREAM_ADDRESS_ERROR, `${what}: no stream at this path`);
+  if (r.status === 404) return cameraFailure(ErrorCode.CAMERA_STREAM_ADDRESS_ERROR, 'no stream at this path');
   if (r.status >= 300 && r.status < 400)
-    return cameraFailure(ErrorCode.CAMERA_STREAM_ADDRESS_ERROR, `${what} (redirects are not followed)`);
-  if (r.status >= 400 && method === 'DESCRIBE') return cameraFailure(ErrorCode.CAMERA_STREAM_ADDRESS_ERROR, what);
+    return cameraFailure(
+      ErrorCode.CAMERA_STREAM_ADDRESS_ERROR,
+      'the camera sends this path elsewhere (redirects are not followed)',
+    );
+  if (r.status >= 400 && method === 'DESCRIBE')
+    return cameraFailure(ErrorCode.CAMERA_STREAM_ADDRESS_ERROR, 'the camera did not describe a stream at this path');
   return undefined;
+}
+
+/** An encoding name as the SDP gives it, when it looks like one (else it is not repeated). */
+function encodingName(m: SdpMedia): string {
+  return /^[A-Za-z0-9._-]{1,32}$/.test(m.encoding) ? m.encoding : `payload type ${m.payloadType}`;
 }
 
 /** Reads the facts of the stream from its SDP, or the failure when its video is not supported. */
@@ -78,7 +79,7 @@ export function factsFromSdp(sdp: string): { ok: true; facts: StreamFacts } | Ca
     );
   const video = videos.find((m) => SUPPORTED_VIDEO[m.encoding.toUpperCase()] !== undefined);
   if (!video) {
-    const names = videos.map((m) => m.encoding || `payload type ${m.payloadType}`).join(', ');
+    const names = videos.map(encodingName).join(', ');
     return cameraFailure(
       ErrorCode.CAMERA_CODEC_UNSUPPORTED,
       `the video is ${names}; only H.264 and H.265 are supported`,
@@ -105,6 +106,11 @@ export async function probeRtsp(
   opts: RtspProbeOptions,
 ): Promise<ProbeOutcome> {
   const hasAccount = account !== undefined && (account.username !== '' || account.password !== '');
+  // Whatever kept a camera from answering (refused, cut, silent, unresolvable, not RTSP): one answer.
+  const transportFailure = (detail: string): CameraFailure => {
+    opts.log?.debug({ address: hostPort(address), detail }, 'camera probe: no RTSP camera answered');
+    return noCameraAt(address);
+  };
   // An answer this code cannot read (a challenge or header beyond what it knows) is the camera's
   // fault, never the gateway's: a clear 110011 rather than a server exception.
   const result = await withRtspSession(
@@ -112,7 +118,7 @@ export async function probeRtsp(
     sessionOptions(opts, hasAccount ? account : undefined),
     async (session): Promise<ProbeOutcome> => {
       const options = await session.request('OPTIONS');
-      if (!options.ok) return transportFailure(options.kind, options.detail, address);
+      if (!options.ok) return transportFailure(options.detail);
       // A camera that does not implement OPTIONS (405, 501) may still DESCRIBE.
       const optionsFailure = statusFailure(options.response, 'OPTIONS', hasAccount);
       if (optionsFailure) return optionsFailure;
@@ -125,7 +131,7 @@ export async function probeRtsp(
         await new Promise((r) => setTimeout(r, wait));
         describe = await session.request('DESCRIBE', { Accept: 'application/sdp' });
       }
-      if (!describe.ok) return transportFailure(describe.kind, describe.detail, address);
+      if (!describe.ok) return transportFailure(describe.detail);
       const failed = statusFailure(describe.response, 'DESCRIBE', hasAccount);
       if (failed) return failed;
       const type = header(describe.response, 'content-type') ?? '';
@@ -133,18 +139,15 @@ export async function probeRtsp(
       if (!/^application\/sdp\b/i.test(type) && !/^v=0/m.test(body))
         return cameraFailure(
           ErrorCode.CAMERA_STREAM_ADDRESS_ERROR,
-          `DESCRIBE answered ${type ? `Content-Type ${type}` : 'no content type'}, not an SDP`,
+          'the camera described no stream (its answer is not an SDP)',
         );
       return factsFromSdp(body);
     },
-  ).catch(
-    (err: unknown): ProbeOutcome =>
-      cameraFailure(
-        ErrorCode.CAMERA_STREAM_ADDRESS_ERROR,
-        `the camera's answer could not be read (${(err as Error)?.message ?? String(err)})`,
-      ),
-  );
-  return 'kind' in result ? transportFailure(result.kind, result.detail, address) : result;
+  ).catch((err: unknown): ProbeOutcome => {
+    opts.log?.debug({ err }, 'camera probe: an RTSP answer could not be read');
+    return cameraFailure(ErrorCode.CAMERA_STREAM_ADDRESS_ERROR, "the camera's answer could not be read");
+  });
+  return 'kind' in result ? transportFailure(result.detail) : result;
 }
 
 /** Checks that an RTSP camera answers at all (the watcher): any RTSP answer to OPTIONS counts. */

@@ -1,7 +1,6 @@
 /** Types shared inside the camera folder: what a probe learns, and outcomes as values. */
-import type { ErrorCodeValue, Failed } from '../../catalog/errors.ts';
-import { errorMessages } from '../../catalog/errors.ts';
-import type { CameraProtocol } from './stream-url.ts';
+import { ErrorCode, type ErrorCodeValue, errorMessages, type Failed } from '../../catalog/errors.ts';
+import { type CameraProtocol, hostPort, type StreamAddress } from './stream-url.ts';
 
 /** What probing a stream told about it. Fields the stream does not tell are absent. */
 export interface StreamFacts {
@@ -29,4 +28,13 @@ export type ProbeOutcome = { ok: true; facts: StreamFacts } | CameraFailure;
 /** A failure with the catalog's message for `code` followed by what happened. */
 export function cameraFailure(code: ErrorCodeValue, detail?: string): CameraFailure {
   return { ok: false, code, message: detail ? `${errorMessages[code]}: ${detail}` : errorMessages[code] };
+}
+
+/**
+ * The one answer for an address where no camera speaks: refused, cut, silent, unresolvable, or
+ * another service. Told apart, they would make the probe a port scanner (issue 24); the reason
+ * goes to the debug log only.
+ */
+export function noCameraAt(address: StreamAddress): CameraFailure {
+  return cameraFailure(ErrorCode.CAMERA_IP_WRONG, `no camera answered at ${hostPort(address)}`);
 }

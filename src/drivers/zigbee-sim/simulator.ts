@@ -13,7 +13,7 @@ import { isObject } from '../../lib/object.ts';
 import { ACCESS_SET, hsToRgb, type ModelFixture, rgbToHs, rgbToXy, xyToRgb } from '../../zigbee/index.ts';
 import type { Z2mDevice } from '../zigbee2mqtt/index.ts';
 import { type SimBinding, type SimGroup, SimUpkeep, type UpkeepDevice } from './upkeep.ts';
-import { drift, initialState, type SimProperty, seeded, simProperties } from './values.ts';
+import { drift, initialState, type SimMemory, type SimProperty, seeded, simProperties, switchedOn } from './values.ts';
 
 export interface SimulatorOptions {
   url: string;
@@ -71,6 +71,8 @@ export interface SimDevice extends UpkeepDevice {
   fixture: ModelFixture;
   props: SimProperty[];
   state: Record<string, unknown>;
+  /** What its readings settle around, its load, its exact meter count (values.ts). */
+  memory: SimMemory;
   online: boolean;
   interviewing: boolean;
   /** Test hooks: the next sets fail (as a device that does not answer), removal fails. */
@@ -170,6 +172,7 @@ export class Z2mSimulator {
         fixture,
         props,
         state,
+        memory: {},
         online: s.online !== false,
         interviewing: false,
         nwk: Number.isInteger(s.nwk) ? (s.nwk as number) : this.devices.size + 1,
@@ -228,6 +231,7 @@ export class Z2mSimulator {
       fixture,
       props,
       state: initialState(props, this.rand),
+      memory: {},
       online: true,
       interviewing,
       // Network addresses 1, 2, ... in the order devices came (the coordinator is 0).
@@ -551,7 +555,7 @@ export class Z2mSimulator {
     if (this.away) return;
     for (const d of this.devices.values()) {
       if (d.interviewing || !d.online || this.rand() < 0.4) continue;
-      const change = drift(d.props, d.state, this.rand);
+      const change = drift(d.props, d.state, this.rand, { now: Date.now(), memory: d.memory });
       const action = d.props.find((p) => p.expose.name === 'action');
       if (action && this.rand() < 0.15) {
         const values = action.expose.values ?? [];
@@ -740,7 +744,8 @@ export class Z2mSimulator {
       if (e.name === 'state' && p.parent === 'switch' && d.state[key] === e.value_off) {
         if (typeof d.state.power === 'number') d.state.power = 0;
         if (typeof d.state.current === 'number') d.state.current = 0;
-      }
+      } else if (e.name === 'state' && p.parent === 'switch')
+        Object.assign(d.state, switchedOn(d.state, d.memory, this.rand));
       return true;
     }
     if (e.type === 'numeric' && typeof v === 'number') {

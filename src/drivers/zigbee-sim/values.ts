@@ -87,37 +87,139 @@ export function initialState(props: SimProperty[], rand: () => number): Record<s
   return s;
 }
 
-/** One drift step of a device's sensors; returns the changed properties (empty: nothing to report). */
+/**
+ * What a simulated device keeps between drift steps beside its published state: the level each
+ * reading settles around (its own, from its first value), a plug's load, a meter's exact count
+ * (Zigbee2MQTT publishes energy with two decimals: a small load would never move a rounded count),
+ * and when it last drifted.
+ */
+export type SimMemory = Record<string, number>;
+
+export interface DriftContext {
+  /** Epoch ms of this step (the time of day shapes temperatures, light, presence). */
+  now?: number;
+  memory?: SimMemory;
+}
+
+const HOUR_MS = 3_600_000;
+
+/** Hour of the day (0..24, fractional) on the host's clock: a simulated home follows its owner's day. */
+function hourOf(now: number): number {
+  const d = new Date(now);
+  return d.getHours() + d.getMinutes() / 60;
+}
+
+/** 1 at the warmest hour of the day (15:00), -1 at the coldest (03:00). */
+const warmth = (hour: number) => Math.cos(((hour - 15) / 24) * 2 * Math.PI);
+/** Daylight: 0 at night, 1 at noon. */
+const daylight = (hour: number) => Math.max(0, Math.sin(((hour - 6) / 12) * Math.PI));
+/** People at home and awake: mornings and evenings most. */
+const activity = (hour: number) => (hour < 6.5 ? 0.05 : hour < 9 ? 0.8 : hour < 17 ? 0.35 : hour < 23 ? 0.9 : 0.2);
+
+/**
+ * Where a reading heads at this hour, around its own `base`: temperatures follow the day, humidity
+ * the other way, light the sun, CO2 the people at home; undefined: a plain random walk.
+ */
+function target(name: string, base: number, hour: number): number | undefined {
+  switch (name) {
+    case 'temperature':
+    case 'local_temperature':
+      return base + 1.5 * warmth(hour);
+    case 'device_temperature':
+      return base + 1 * warmth(hour);
+    case 'humidity':
+      return base - 6 * warmth(hour);
+    case 'illuminance':
+    case 'illuminance_lux':
+      return 2 + base * 2 * daylight(hour);
+    case 'co2':
+      return base + 450 * activity(hour);
+    case 'voltage':
+      return base;
+    default:
+      return undefined;
+  }
+}
+
+/** A plug's load when on (W): its first reading, else something between a lamp and a fridge. */
+function loadOf(memory: SimMemory, state: Record<string, unknown>, rand: () => number): number {
+  if (memory.load === undefined)
+    memory.load = typeof state.power === 'number' && state.power > 0 ? state.power : round(20 + rand() * 100, 1);
+  return memory.load;
+}
+
+/** The metering a switch turned on starts reporting at once (a real plug reports its load within seconds). */
+export function switchedOn(
+  state: Record<string, unknown>,
+  memory: SimMemory,
+  rand: () => number,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (typeof state.power !== 'number') return out;
+  out.power = loadOf(memory, state, rand);
+  if (typeof state.current === 'number')
+    out.current = round((out.power as number) / (typeof state.voltage === 'number' ? state.voltage : 230), 2);
+  return out;
+}
+
+/**
+ * One drift step of a device's sensors; returns the changed properties (empty: nothing to report).
+ * Readings move toward where the time of day puts them, with noise; a plug's power follows its
+ * switch and its load; its energy counts that power over the time since the last step; batteries
+ * only ever run down.
+ */
 export function drift(
   props: SimProperty[],
   state: Record<string, unknown>,
   rand: () => number,
+  ctx: DriftContext = {},
 ): Record<string, unknown> {
+  const now = ctx.now ?? Date.now();
+  const memory = ctx.memory ?? {};
+  const elapsed = memory.at === undefined ? 0 : Math.max(0, now - memory.at);
+  memory.at = now;
+  const hour = hourOf(now);
   const out: Record<string, unknown> = {};
   for (const { property, expose: e } of props) {
     const access = e.access ?? ACCESS_STATE;
     if (!(access & ACCESS_STATE) || access & ACCESS_SET) continue;
     const name = e.name ?? property;
     const sensor = SENSORS[name];
-    if (e.type === 'numeric' && sensor && typeof state[property] === 'number') {
-      if (name === 'battery' && rand() > 0.05) continue;
-      // Metering of a switched-off device stays at rest.
-      if ((name === 'power' || name === 'current') && isOff(state)) {
-        if (state[property] !== 0) out[property] = 0;
-        continue;
+    const current = state[property];
+    if (e.type === 'numeric' && sensor && typeof current === 'number') {
+      let next: number;
+      if (name === 'battery') {
+        // About 1% every three days of running.
+        if (rand() >= elapsed / (3 * 24 * HOUR_MS)) continue;
+        next = Math.max(sensor.min, current - 1);
+      } else if (name === 'power' || name === 'current') {
+        // Metering of a switched-off device stays at rest; on, it hovers around the load.
+        if (isOff(state)) {
+          if (current !== 0) out[property] = 0;
+          continue;
+        }
+        const load = loadOf(memory, state, rand);
+        const volts = typeof state.voltage === 'number' ? state.voltage : 230;
+        const watts = load * (1 + (rand() - 0.5) * 0.06);
+        next = name === 'power' ? watts : watts / volts;
+      } else if (name === 'energy') {
+        const watts = isOff(state) ? 0 : typeof state.power === 'number' ? state.power : loadOf(memory, state, rand);
+        memory.energy = (memory.energy ?? current) + (watts * elapsed) / (1000 * HOUR_MS);
+        next = memory.energy;
+      } else {
+        const baseKey = `base:${property}`;
+        memory[baseKey] ??= current;
+        const goal = target(name, memory[baseKey] as number, hour);
+        const noise = (rand() - 0.5) * 2 * sensor.step;
+        next = goal === undefined ? current + noise : current + (goal - current) * 0.2 + noise * 0.4;
       }
-      const delta = name === 'energy' ? rand() * sensor.step : (rand() - 0.5) * 2 * sensor.step;
-      const next = round(
-        Math.max(sensor.min, Math.min(sensor.max, (state[property] as number) + delta)),
-        sensor.decimals,
-      );
-      if (next !== state[property]) out[property] = next;
-    } else if (
-      e.type === 'binary' &&
-      EVENTS.has(name) &&
-      rand() < (name === 'occupancy' || name === 'presence' ? 0.3 : 0.05)
-    ) {
-      out[property] = state[property] === (e.value_on ?? true) ? (e.value_off ?? false) : (e.value_on ?? true);
+      next = round(Math.max(sensor.min, Math.min(sensor.max, next)), sensor.decimals);
+      if (next !== current) out[property] = next;
+    } else if (e.type === 'binary' && EVENTS.has(name)) {
+      const busy = activity(hour);
+      const chance = name === 'occupancy' || name === 'presence' ? 0.05 + 0.4 * busy : 0.08 * busy;
+      if (rand() < chance)
+        out[property] = current === (e.value_on ?? true) ? (e.value_off ?? false) : (e.value_on ?? true);
     }
   }
   if (Object.keys(out).length > 0 && typeof state.linkquality === 'number')

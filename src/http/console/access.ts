@@ -1,15 +1,22 @@
 /**
  * Who may use the console: one password (password.ts), sessions that survive a restart and can
- * be revoked one by one, a login rate limit per client address, and the one-time setup code with
- * which the first visitor sets the password when none is set. Sessions are kept as the SHA-256 of
- * their cookie (256 random bits: a slow hash adds nothing), looked up in the store on each request
- * so that `opencube passwd` run beside a running gateway takes effect at once. Time is the
- * injected clock.
+ * be revoked one by one, a limit on login attempts that holds under a flood (login-limiter.ts,
+ * with the device cookie of browsers that logged in before: device-cookie.ts), and the one-time
+ * setup code with which the first visitor sets the password when none is set. Sessions are kept
+ * as the SHA-256 of their cookie (256 random bits: a slow hash adds nothing), looked up in the
+ * store on each request so that `opencube passwd` run beside a running gateway takes effect at
+ * once. Logins, failures, lockouts and password changes are logged at info with the address.
+ * Time is the injected clock.
  */
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { ErrorCode } from '../../catalog/errors.ts';
 import type { EventBus } from '../../core/event-bus.ts';
+import { type Refusal, refused } from '../../core/route.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { type Log, silentLog } from '../../lib/log.ts';
 import type { Db } from '../../store/db.ts';
+import { DeviceCookies } from './device-cookie.ts';
+import { type Caller, LoginLimiter } from './login-limiter.ts';
 import { passwordProblem, setPassword, storedPasswordHash, verifyPassword } from './password.ts';
 
 /** A session as the console lists it (never its cookie). */
@@ -26,27 +33,46 @@ interface Row extends SessionInfo {
   hash: Buffer;
 }
 
+/** Who sends a login: the source address, the User-Agent, the device cookie's value if any. */
+export interface LoginClient {
+  address: string;
+  userAgent: string;
+  deviceCookie?: string;
+}
+
+/**
+ * Why a login, setup or password change was refused, in the one failure shape (`Failed`): a wrong
+ * secret is 401, a password not acceptable 400, a step that does not fit the state (no password
+ * yet, or one already set) 409, a caller over its budget 429 with when it may try again.
+ */
+export type LoginRefusal = Refusal & { retryAfterSeconds?: number };
+
 export type LoginOutcome =
-  | { ok: true; cookie: string; session: SessionInfo }
-  | { ok: false; reason: 'wrong' | 'no_password' | 'setup_done' | 'invalid'; message: string }
-  | { ok: false; reason: 'limited'; retryAfterSeconds: number; message: string };
+  /** `deviceCookie`: the Set-Cookie header that keeps this browser known (device-cookie.ts). */
+  { ok: true; cookie: string; deviceCookie: string; session: SessionInfo } | LoginRefusal;
+
+const wrong = (message: string): LoginRefusal => refused(ErrorCode.AUTH_FAILED, message);
+const invalid = (message: string): LoginRefusal => refused(ErrorCode.INVALID_PARAMETERS, message);
+/** The step does not fit the state the console is in (not the secret's fault): 409. */
+const notNow = (message: string): LoginRefusal => refused(ErrorCode.AUTH_FAILED, message, 409);
 
 export interface AccessOptions {
   db: Db;
   clock: Clock;
   bus: EventBus;
+  log?: Log;
   /** A session unused this long ends. */
   idleMs?: number;
-  /** Failed logins from one address, within `limitWindowMs`, after which it must wait. */
+  /** Attempts from one caller (address or known browser), within `limitWindowMs`, after which it must wait. */
   maxFailures?: number;
   limitWindowMs?: number;
+  /** Attempts from every unknown caller together, within the window. */
+  maxUnknownFailures?: number;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
 /** Last-seen times are written at most this often (each request would otherwise be a write). */
 const TOUCH_MS = 60 * 60 * 1000;
-/** Addresses the limiter remembers at once: the oldest are forgotten first. */
-const MAX_TRACKED = 1000;
 const USER_AGENT_LENGTH = 200;
 
 function sha256(text: string): Buffer {
@@ -63,15 +89,31 @@ function newSetupCode(): string {
 
 export class ConsoleAccess {
   private readonly idleMs: number;
-  private readonly maxFailures: number;
-  private readonly limitWindowMs: number;
-  private readonly failures = new Map<string, { count: number; first: number }>();
+  private readonly limiter: LoginLimiter;
+  private readonly devices: DeviceCookies;
+  private readonly log: Log;
   private setupCode: string | undefined;
 
   constructor(private readonly opts: AccessOptions) {
     this.idleMs = opts.idleMs ?? 30 * DAY;
-    this.maxFailures = opts.maxFailures ?? 5;
-    this.limitWindowMs = opts.limitWindowMs ?? 15 * 60 * 1000;
+    this.log = opts.log ?? silentLog;
+    this.devices = new DeviceCookies(opts.db);
+    this.limiter = new LoginLimiter({
+      clock: opts.clock,
+      ...(opts.maxFailures !== undefined ? { maxFailures: opts.maxFailures } : {}),
+      ...(opts.limitWindowMs !== undefined ? { windowMs: opts.limitWindowMs } : {}),
+      ...(opts.maxUnknownFailures !== undefined ? { maxUnknownFailures: opts.maxUnknownFailures } : {}),
+      onLockout: (caller, scope, minutes) =>
+        scope === 'caller'
+          ? this.log.info(
+              { address: caller.address },
+              `console logins refused for ${minutes} minutes: too many failed attempts from this ${caller.device ? 'browser' : 'address'}`,
+            )
+          : this.log.info(
+              { address: caller.address },
+              `console logins from browsers the gateway does not know refused for ${minutes} minutes: too many failed logins`,
+            ),
+    });
   }
 
   /** Whether a password is set (else the console asks for the setup code). */
@@ -86,66 +128,103 @@ export class ConsoleAccess {
     return this.setupCode;
   }
 
-  /** Logs in with the password: a new session, or why not (a wrong password counts against the address). */
-  async login(password: unknown, address: string, userAgent: string): Promise<LoginOutcome> {
-    const limited = this.limited(address);
-    if (limited) return limited;
-    const stored = storedPasswordHash(this.opts.db);
-    if (!stored) return { ok: false, reason: 'no_password', message: 'no password is set yet: use the setup code' };
-    if (typeof password !== 'string' || password.length === 0 || password.length > 1024) {
-      this.fail(address);
-      return { ok: false, reason: 'wrong', message: 'wrong password' };
+  /**
+   * Runs `check` as one counted attempt of `client` (login-limiter.ts): refused unchecked when
+   * over a budget or a cap. `check` says whether the secret was right: a right one gives the
+   * caller its budget back, whatever the outcome (a new password too short, say).
+   */
+  private async attempt(
+    client: LoginClient,
+    check: () => Promise<{ right: boolean; outcome: LoginOutcome }>,
+  ): Promise<LoginOutcome> {
+    const caller: Caller = { address: client.address };
+    const device = this.devices.verify(client.deviceCookie);
+    if (device) caller.device = device;
+    const begun = this.limiter.begin(caller);
+    if (!begun.ok)
+      return {
+        ...refused(ErrorCode.AUTH_FAILED, begun.refusal.message, 429),
+        retryAfterSeconds: begun.refusal.retryAfterSeconds,
+      };
+    let right = false;
+    try {
+      const r = await check();
+      right = r.right;
+      return r.outcome;
+    } finally {
+      begun.attempt.end(right);
     }
-    if (!(await verifyPassword(password, stored))) {
-      this.fail(address);
-      return { ok: false, reason: 'wrong', message: 'wrong password' };
-    }
-    this.failures.delete(address);
-    return this.open(address, userAgent);
+  }
+
+  /** Logs in with the password: a new session, or why not (every attempt counts against its caller). */
+  login(password: unknown, client: LoginClient): Promise<LoginOutcome> {
+    if (!this.hasPassword()) return Promise.resolve(notNow('no password is set yet: use the setup code'));
+    return this.attempt(client, async () => {
+      const stored = storedPasswordHash(this.opts.db);
+      const right =
+        stored !== undefined &&
+        typeof password === 'string' &&
+        password.length > 0 &&
+        password.length <= 1024 &&
+        (await verifyPassword(password, stored));
+      if (!right) {
+        this.log.info({ address: client.address }, 'console login failed: wrong password');
+        return { right, outcome: wrong('wrong password') };
+      }
+      const outcome = this.open(client);
+      this.log.info({ address: client.address, session_id: outcome.session.id }, 'console login');
+      return { right, outcome };
+    });
   }
 
   /** First run: the setup code printed in the log sets the password and logs in. The code works once. */
-  async setup(code: unknown, password: unknown, address: string, userAgent: string): Promise<LoginOutcome> {
-    const limited = this.limited(address);
-    if (limited) return limited;
-    if (this.hasPassword())
-      return { ok: false, reason: 'setup_done', message: 'a password is already set: log in with it' };
-    const want = this.pendingSetupCode() as string;
-    const given = typeof code === 'string' ? code.trim().toUpperCase().replace(/\s+/g, '') : '';
-    const a = sha256(given);
-    const b = sha256(want);
-    if (!timingSafeEqual(a, b)) {
-      this.fail(address);
-      return { ok: false, reason: 'wrong', message: 'wrong setup code (it is in the gateway log)' };
-    }
-    const problem = passwordProblem(password);
-    if (problem) return { ok: false, reason: 'invalid', message: problem };
-    await setPassword(this.opts.db, password as string, this.opts.clock.now());
-    this.setupCode = undefined;
-    this.failures.delete(address);
-    return this.open(address, userAgent);
+  setup(code: unknown, password: unknown, client: LoginClient): Promise<LoginOutcome> {
+    const done = notNow('a password is already set: log in with it');
+    if (this.hasPassword()) return Promise.resolve(done);
+    return this.attempt(client, async () => {
+      const want = this.pendingSetupCode();
+      if (want === undefined) return { right: false, outcome: done };
+      const given = typeof code === 'string' ? code.trim().toUpperCase().replace(/\s+/g, '') : '';
+      if (!timingSafeEqual(sha256(given), sha256(want))) {
+        this.log.info({ address: client.address }, 'console setup failed: wrong setup code');
+        return { right: false, outcome: wrong('wrong setup code (it is in the gateway log)') };
+      }
+      const problem = passwordProblem(password);
+      if (problem) return { right: true, outcome: invalid(problem) };
+      await setPassword(this.opts.db, password as string, this.opts.clock.now());
+      this.setupCode = undefined;
+      const outcome = this.open(client);
+      this.log.info({ address: client.address }, 'console password set with the setup code');
+      return { right: true, outcome };
+    });
   }
 
   /**
-   * Changes the password (the current one is checked, and a wrong one counts against the
-   * address); every session ends, and a new one is opened for the caller.
+   * Changes the password (the current one is checked, and every attempt counts against the
+   * caller); every session ends, and a new one is opened for the caller.
    */
-  async changePassword(current: unknown, next: unknown, address: string, userAgent: string): Promise<LoginOutcome> {
-    const limited = this.limited(address);
-    if (limited) return limited;
-    const stored = storedPasswordHash(this.opts.db);
-    if (!stored || typeof current !== 'string' || !(await verifyPassword(current, stored))) {
-      this.fail(address);
-      return { ok: false, reason: 'wrong', message: 'current password: wrong password' };
-    }
-    const problem = passwordProblem(next);
-    if (problem) return { ok: false, reason: 'invalid', message: problem };
-    await this.replacePassword(next as string);
-    return this.open(address, userAgent);
+  changePassword(current: unknown, next: unknown, client: LoginClient): Promise<LoginOutcome> {
+    return this.attempt(client, async () => {
+      const stored = storedPasswordHash(this.opts.db);
+      if (!stored || typeof current !== 'string' || !(await verifyPassword(current, stored))) {
+        this.log.info({ address: client.address }, 'console password change failed: wrong current password');
+        return { right: false, outcome: wrong('current password: wrong password') };
+      }
+      const problem = passwordProblem(next);
+      if (problem) return { right: true, outcome: invalid(problem) };
+      await this.setAndEndSessions(next as string);
+      this.log.info({ address: client.address }, 'console password changed');
+      return { right: true, outcome: this.open(client) };
+    });
   }
 
   /** Sets the password (`opencube passwd` through the control socket): every session ends. */
   async replacePassword(password: string): Promise<void> {
+    await this.setAndEndSessions(password);
+    this.log.info({}, 'console password set by opencube passwd');
+  }
+
+  private async setAndEndSessions(password: string): Promise<void> {
     await setPassword(this.opts.db, password, this.opts.clock.now());
     this.setupCode = undefined;
     this.opts.bus.publish('session#revoked', { payload: { session_id: '*' } });
@@ -192,7 +271,8 @@ export class ConsoleAccess {
     return this.opts.db.prepare('DELETE FROM console_sessions WHERE id = ?').run(id).changes > 0;
   }
 
-  private open(address: string, userAgent: string): LoginOutcome {
+  /** A new session for `client`, and the device cookie that keeps its browser known. */
+  private open(client: LoginClient): Extract<LoginOutcome, { ok: true }> {
     const now = this.opts.clock.now();
     const cookie = randomBytes(32).toString('base64url');
     const session: SessionInfo = {
@@ -200,8 +280,8 @@ export class ConsoleAccess {
       created_at: new Date(now).toISOString(),
       last_seen_at: new Date(now).toISOString(),
       expires_at: new Date(now + this.idleMs).toISOString(),
-      address,
-      user_agent: userAgent.slice(0, USER_AGENT_LENGTH),
+      address: client.address,
+      user_agent: client.userAgent.slice(0, USER_AGENT_LENGTH),
     };
     this.opts.db
       .prepare(
@@ -218,39 +298,8 @@ export class ConsoleAccess {
       );
     // Expired sessions are dropped here rather than on a timer.
     this.opts.db.prepare('DELETE FROM console_sessions WHERE expires_at <= ?').run(session.created_at);
-    return { ok: true, cookie, session };
-  }
-
-  /** The refusal for an address that failed too often in the window, or undefined. */
-  private limited(address: string): LoginOutcome | undefined {
-    const f = this.failures.get(address);
-    if (!f) return undefined;
-    const now = this.opts.clock.now();
-    const ends = f.first + this.limitWindowMs;
-    if (now >= ends) {
-      this.failures.delete(address);
-      return undefined;
-    }
-    if (f.count < this.maxFailures) return undefined;
-    const retryAfterSeconds = Math.ceil((ends - now) / 1000);
-    return {
-      ok: false,
-      reason: 'limited',
-      retryAfterSeconds,
-      message: `too many failed attempts from this address: try again in ${Math.ceil(retryAfterSeconds / 60)} minute${retryAfterSeconds > 60 ? 's' : ''}`,
-    };
-  }
-
-  private fail(address: string): void {
-    const now = this.opts.clock.now();
-    const f = this.failures.get(address);
-    if (f && now < f.first + this.limitWindowMs) {
-      f.count++;
-      return;
-    }
-    this.failures.delete(address);
-    if (this.failures.size >= MAX_TRACKED) this.failures.delete(this.failures.keys().next().value as string);
-    this.failures.set(address, { count: 1, first: now });
+    const deviceCookie = this.devices.header(this.devices.verify(client.deviceCookie));
+    return { ok: true, cookie, deviceCookie, session };
   }
 }
 

@@ -1,9 +1,10 @@
 /**
  * The console password: kept as an scrypt hash (node:crypto) in the store, never the password.
  * The stored form names its parameters, so a later release can raise the cost and still read
- * hashes made before: `scrypt$<N>$<r>$<p>$<salt>$<hash>` (salt and hash in base64url).
+ * hashes made before: `scrypt$<N>$<r>$<p>$<salt>$<hash>` (src/lib/password-hash.ts reads it).
  */
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { parseScryptHash } from '../../lib/password-hash.ts';
 import type { Db } from '../../store/db.ts';
 
 /** Cost of new hashes: 2^15 needs 32 MiB and about 0.1 s on a laptop, under a second on a Pi. */
@@ -35,15 +36,12 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', COST.N, COST.r, COST.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
-/** Whether `password` matches a stored hash (false for a hash it cannot read). */
+/** Whether `password` matches a stored hash (false for a hash it cannot read, or of a cost out of bounds). */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [kind, n, r, p, salt, hash] = stored.split('$');
-  if (kind !== 'scrypt' || !salt || !hash) return false;
-  const c = { N: Number(n), r: Number(r), p: Number(p) };
-  if (![c.N, c.r, c.p].every((x) => Number.isInteger(x) && x > 0)) return false;
-  const want = Buffer.from(hash, 'base64url');
-  const got = await derive(password, Buffer.from(salt, 'base64url'), c);
-  return got.length === want.length && timingSafeEqual(got, want);
+  const h = parseScryptHash(stored);
+  if (!h) return false;
+  const got = await derive(password, h.salt, { N: h.N, r: h.r, p: h.p });
+  return got.length === h.hash.length && timingSafeEqual(got, h.hash);
 }
 
 /** The stored hash, or undefined when no password was set. */

@@ -46,9 +46,20 @@ export function consoleApiPlugin(opts: ConsoleApiOptions) {
       for (const fn of closers) fn();
       done();
     });
-    scope.addHook('onRequest', (_req, reply, done) => {
+    scope.addHook('onRequest', (req, reply, done) => {
       reply.header('x-content-type-options', 'nosniff');
       reply.header('x-frame-options', 'DENY');
+      // A DNS-rebinding page reaches the gateway under a name of its own, and is then "same
+      // origin" to itself: the Host must be one of the gateway's, as for token requests (G1).
+      if (!opts.services.ownHost(req.headers.host)) {
+        reply
+          .code(403)
+          .header('cache-control', 'no-store')
+          .send({
+            error: `this gateway does not answer the console for host ${JSON.stringify(req.headers.host)} (add it to allowed_hosts)`,
+          });
+        return;
+      }
       done();
     });
     // A backup comes back as the file it was (restore); every other body is JSON.

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor } from '../../core/actor.ts';
-import type { Method, RouteDecl } from '../../core/route.ts';
+import type { Method, Refusal, RouteDecl } from '../../core/route.ts';
 import { compileChecks, fastifyPath } from '../routes/input.ts';
 import type { SessionInfo } from './access.ts';
 import { statusOf } from './words.ts';
@@ -45,6 +45,8 @@ export const consoleRoute = (r: ConsoleRoute): ConsoleRoute => r;
 export const ok = (body: unknown = {}): Answer => ({ status: 200, body });
 /** A failure with its status and words a person reads. */
 export const refuse = (status: number, error: string): Answer => ({ status, body: { error } });
+/** The core's refusal as this surface writes it: its status (the code's own unless it says one) and its words. */
+export const refusal = (r: Refusal): Answer => refuse(r.status ?? statusOf(r.code), r.message);
 
 /**
  * A route an integration declares (src/core/route.ts), as the console serves it: behind a
@@ -61,7 +63,7 @@ export function consoleRouteOf(decl: RouteDecl): ConsoleRoute {
     async handle(input) {
       // Behind a session: its actor is always there.
       const r = await decl.handle({ ...input, actor: input.actor as Actor });
-      return r.ok ? ok(r.data ?? {}) : refuse(r.status ?? statusOf(r.code), r.message);
+      return r.ok ? ok(r.data ?? {}) : refusal(r);
     },
   };
 }

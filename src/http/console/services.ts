@@ -3,6 +3,7 @@
  * API's, and what is this surface's own (sessions, the live settings, backups, the log level).
  */
 
+import type { Actor } from '../../core/actor.ts';
 import type { CoreServices } from '../../core/services.ts';
 import type { LogLevel } from '../../lib/logger.ts';
 import type { SettingRow } from '../../settings/live.ts';
@@ -18,6 +19,8 @@ export interface BackupApi {
 
 export interface ConsoleServices extends CoreServices {
   access: ConsoleAccess;
+  /** Whether a Host header names this gateway (isOwnHost of gateway-info.ts, the names it goes by). */
+  ownHost(host: string | undefined): boolean;
   /** The package version (`0.1.0`). */
   version: string;
   /** When this gateway started (ms on its clock): "Running since", not the host's boot. */
@@ -29,8 +32,8 @@ export interface ConsoleServices extends CoreServices {
   /** How long pairing stays open when the console opens it (zigbee.permit_join_seconds). */
   pairingSeconds: number;
   settings(): SettingRow[];
-  /** Sets a live setting (a value checkLive accepted), applies it now and keeps it; returns the value there was. */
-  setSetting(key: string, value: unknown): unknown;
+  /** Sets a live setting (a value checkLive accepted), applies it now and keeps it; returns the value there was. `by`: who, for the activity log. */
+  setSetting(key: string, value: unknown, by?: Actor): unknown;
   maintenance: BackupApi;
   /** The running gateway's log level; set returns the level there was. */
   logLevel: { get(): string; set(level: LogLevel): string };

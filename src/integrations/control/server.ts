@@ -19,7 +19,7 @@ export interface ControlTarget {
   /** Writes a backup of the store to `file`. */
   backup?(file: string): Promise<BackupContents>;
   /** Checks a backup and stages it for the next start; messages call it `name`. */
-  stageRestore?(file: string, name?: string): RestoreCheck;
+  stageRestore?(file: string, name?: string): Promise<RestoreCheck>;
   /** Restarts the gateway (absent when nothing would start it again). */
   restart?: () => void;
   log?: { level: string };
@@ -151,7 +151,7 @@ export async function startControlServer(path: string, target: ControlTarget): P
         let check: RestoreCheck;
         try {
           await receive(req, file);
-          check = target.stageRestore(file, url.searchParams.get('name') ?? 'the backup');
+          check = await target.stageRestore(file, url.searchParams.get('name') ?? 'the backup');
         } finally {
           rmSync(file, { force: true });
         }

@@ -70,6 +70,8 @@ export class HomeAssistantBridge {
   private readonly configTopics = new Set<string>();
   private readonly feed: CameraFeed;
   private unsubscribe?: () => void;
+  /** Command topics whose retained message was already reported as ignored. */
+  private readonly toldRetained = new Set<string>();
   /** The name of the gateway's own device in Home Assistant: the gateway's, also after a rename. */
   private gatewayName: string;
 
@@ -303,7 +305,25 @@ export class HomeAssistantBridge {
       return;
     }
     const cmd = t.parseCommand(topic);
-    if (cmd) this.enqueue(cmd.serial, () => this.command(topic, cmd.serial, cmd.key, payload));
+    if (!cmd) return;
+    // A command is an act of its moment. One published retained is handed again by the broker at
+    // every subscription (each start, each reconnect) and would switch the heater on again days
+    // later: only live ones run (a live one reaches a subscriber unretained, however it was sent).
+    if (retained) {
+      if (payload.length > 0) this.ignoredRetained(topic);
+      return;
+    }
+    this.enqueue(cmd.serial, () => this.command(topic, cmd.serial, cmd.key, payload));
+  }
+
+  /** Says once per topic and connection that a retained command was not run (a broker replays it at each one). */
+  private ignoredRetained(topic: string): void {
+    if (this.toldRetained.has(topic) || this.toldRetained.size >= 1000) return;
+    this.toldRetained.add(topic);
+    this.opts.log.warn(
+      { topic },
+      'homeassistant: a retained command was ignored (commands are never retained; clear it at the broker)',
+    );
   }
 
   /** Runs commands of one device one after another, in the order they came. */

@@ -2,8 +2,18 @@
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { obj, str } from '../../../catalog/schema.ts';
-import type { LoginOutcome } from '../access.ts';
-import { COOKIE, type ConsoleResult, type ConsoleRoute, consoleRoute, cookieValue, ok, refuse } from '../route.ts';
+import type { LoginClient, LoginOutcome } from '../access.ts';
+import { DEVICE_COOKIE } from '../device-cookie.ts';
+import {
+  COOKIE,
+  type ConsoleResult,
+  type ConsoleRoute,
+  consoleRoute,
+  cookieValue,
+  ok,
+  refusal,
+  refuse,
+} from '../route.ts';
 import type { ConsoleServices } from '../services.ts';
 
 const secret = str({ maxLength: 1024 });
@@ -13,23 +23,24 @@ function cookie(value: string, maxAgeSeconds: number): string {
   return `${COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}`;
 }
 
-function client(req: FastifyRequest): { address: string; agent: string } {
+function client(req: FastifyRequest): LoginClient {
   const agent = req.headers['user-agent'];
-  return { address: req.socket.remoteAddress ?? '', agent: typeof agent === 'string' ? agent : '' };
+  const device = cookieValue(req.headers.cookie, DEVICE_COOKIE);
+  return {
+    address: req.socket.remoteAddress ?? '',
+    userAgent: typeof agent === 'string' ? agent : '',
+    ...(device ? { deviceCookie: device } : {}),
+  };
 }
 
-/** A login outcome as an answer: the cookie on success, else the status that says why not. */
+/** A login outcome as an answer: the cookie on success, else the refusal as every console route writes it. */
 function answer(r: LoginOutcome, reply: FastifyReply, maxAgeSeconds: number): ConsoleResult {
   if (r.ok) {
-    reply.header('set-cookie', cookie(r.cookie, maxAgeSeconds));
+    reply.header('set-cookie', [cookie(r.cookie, maxAgeSeconds), r.deviceCookie]);
     return ok({ session: r.session });
   }
-  if (r.reason === 'limited') {
-    reply.header('retry-after', String(r.retryAfterSeconds));
-    return refuse(429, r.message);
-  }
-  const status = r.reason === 'wrong' ? 401 : r.reason === 'invalid' ? 400 : 409;
-  return refuse(status, r.message);
+  if (r.retryAfterSeconds !== undefined) reply.header('retry-after', String(r.retryAfterSeconds));
+  return refusal(r);
 }
 
 /** Session cookies live as long as a session may stay unused. */
@@ -67,8 +78,7 @@ export function authRoutes(s: ConsoleServices): ConsoleRoute[] {
       auth: 'none',
       body: obj({ password: secret }, { open: true }),
       async handle({ body, req, reply }) {
-        const c = client(req);
-        return answer(await s.access.login(body.password, c.address, c.agent), reply, MAX_AGE);
+        return answer(await s.access.login(body.password, client(req)), reply, MAX_AGE);
       },
     }),
     consoleRoute({
@@ -77,8 +87,7 @@ export function authRoutes(s: ConsoleServices): ConsoleRoute[] {
       auth: 'none',
       body: obj({ code: str({ maxLength: 100 }), password: secret }, { open: true }),
       async handle({ body, req, reply }) {
-        const c = client(req);
-        return answer(await s.access.setup(body.code, body.password, c.address, c.agent), reply, MAX_AGE);
+        return answer(await s.access.setup(body.code, body.password, client(req)), reply, MAX_AGE);
       },
     }),
     consoleRoute({
@@ -97,8 +106,7 @@ export function authRoutes(s: ConsoleServices): ConsoleRoute[] {
       auth: 'session',
       body: obj({ current: secret, password: secret }, { open: true }),
       async handle({ body, req, reply }) {
-        const c = client(req);
-        return answer(await s.access.changePassword(body.current, body.password, c.address, c.agent), reply, MAX_AGE);
+        return answer(await s.access.changePassword(body.current, body.password, client(req)), reply, MAX_AGE);
       },
     }),
     consoleRoute({

@@ -104,8 +104,8 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
       path: '/devices/{serial_number}',
       auth: 'session',
       params: serial,
-      async handle({ params }) {
-        const r = await s.devices.remove(params.serial_number);
+      async handle({ params, actor }) {
+        const r = await s.devices.remove(params.serial_number, actor);
         return r.ok ? ok() : failure(r.code, r.message);
       },
     }),
@@ -149,7 +149,7 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
         },
         { open: true },
       ),
-      async handle({ body }) {
+      async handle({ body, actor }) {
         // The body D2 takes, as a client of the Open API would send it.
         const d2 = {
           name: body.name,
@@ -168,7 +168,7 @@ export function deviceRoutes(s: ConsoleServices, onClose: (fn: () => void) => vo
           model: body.protocol,
           firmware_version: '',
         };
-        const r = await s.devices.provision(d2, s.clock.now() + ADD_BUDGET_MS);
+        const r = await s.devices.provision(d2, s.clock.now() + ADD_BUDGET_MS, actor);
         if (r.ok) return ok(r.data);
         return refuse(statusOf(r.code), cameraWords(r.code, r.message));
       },

@@ -54,7 +54,7 @@ export function gatewayRoutes(s: ConsoleServices): ConsoleRoute[] {
       params: { key: str({ maxLength: 100 }) },
       body: obj({ value: any() }),
       // Applied at once and kept in the store; the others are read at start only (a restart).
-      handle({ params, body }) {
+      handle({ params, body, actor }) {
         const known = s.settings().find((r) => r.key === params.key);
         if (!known) return refuse(404, `there is no setting ${params.key}`);
         if (!isLive(params.key))
@@ -64,7 +64,7 @@ export function gatewayRoutes(s: ConsoleServices): ConsoleRoute[] {
           );
         const r = checkLive(params.key, body.value);
         if (!r.ok) return refuse(400, r.message);
-        const was = s.setSetting(params.key, r.value);
+        const was = s.setSetting(params.key, r.value, actor);
         return ok({ key: params.key, value: r.value, was, info: s.info() });
       },
     }),
@@ -144,8 +144,10 @@ export function gatewayRoutes(s: ConsoleServices): ConsoleRoute[] {
       path: '/tokens/{id}',
       auth: 'session',
       params: { id: str({ maxLength: 64 }) },
-      handle: ({ params }) =>
-        s.tokens.revoke(params.id) ? ok({ tokens: s.tokens.list() }) : refuse(404, `there is no token ${params.id}`),
+      handle: ({ params, actor }) =>
+        s.tokens.revoke(params.id, actor)
+          ? ok({ tokens: s.tokens.list() })
+          : refuse(404, `there is no token ${params.id}`),
     }),
     consoleRoute({
       method: 'POST',

@@ -31,13 +31,13 @@ export function linkRoutes(s: ConsoleServices): ConsoleRoute[] {
       path: '/link/deny',
       auth: 'session',
       body: app,
-      handle: ({ body }) => ok(s.tokens.deny(body.app_name)),
+      handle: ({ body, actor }) => ok(s.tokens.deny(body.app_name, actor)),
     }),
     consoleRoute({
       method: 'POST',
       path: '/link/press',
       auth: 'session',
-      handle: () => ok(s.tokens.press()),
+      handle: ({ actor }) => ok(s.tokens.press(actor)),
     }),
   ];
 }

@@ -55,21 +55,22 @@ export function securityRoutes(s: ConsoleServices): ConsoleRoute[] {
       path: '/security/{sid}/arm',
       auth: 'session',
       params: sid,
-      handle: ({ params }) => (s.alarm.arm(Number(params.sid)).ok ? ok(overview()) : unknown(params.sid)),
+      handle: ({ params, actor }) => (s.alarm.arm(Number(params.sid), actor).ok ? ok(overview()) : unknown(params.sid)),
     }),
     consoleRoute({
       method: 'POST',
       path: '/security/{sid}/disarm',
       auth: 'session',
       params: sid,
-      handle: ({ params }) => (s.alarm.disarm(Number(params.sid)).ok ? ok(overview()) : unknown(params.sid)),
+      handle: ({ params, actor }) =>
+        s.alarm.disarm(Number(params.sid), actor).ok ? ok(overview()) : unknown(params.sid),
     }),
     consoleRoute({
       method: 'POST',
       path: '/security/disarm',
       auth: 'session',
-      handle() {
-        s.alarm.disarmAll();
+      handle({ actor }) {
+        s.alarm.disarmAll(actor);
         return ok(overview());
       },
     }),
@@ -90,8 +91,8 @@ export function securityRoutes(s: ConsoleServices): ConsoleRoute[] {
       method: 'POST',
       path: '/alarm/cancel',
       auth: 'session',
-      handle() {
-        s.alarm.cancel();
+      handle({ actor }) {
+        s.alarm.cancel(actor);
         s.speaker.cancelSound();
         return ok(overview());
       },

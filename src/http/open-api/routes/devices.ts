@@ -62,8 +62,8 @@ export function deviceRoutes(s: OpenApiServices): RouteSpec[] {
         ErrorCode.ESP_CAMERA_PATH_WRONG,
       ],
       requestDoc: cameraBody,
-      async handle({ req }) {
-        const r = await s.devices.provision(req.body, s.clock.now() + ADD_BUDGET_MS);
+      async handle({ req, actor }) {
+        const r = await s.devices.provision(req.body, s.clock.now() + ADD_BUDGET_MS, actor);
         return r.ok ? done(r.data) : failed(r.code, r.message);
       },
     }),
@@ -118,7 +118,7 @@ export function deviceRoutes(s: OpenApiServices): RouteSpec[] {
       auth: 'token',
       params: serial,
       errors: [ErrorCode.DEVICE_NOT_FOUND, ErrorCode.DISCOVERING_ZIGBEE, ErrorCode.DEVICE_UPDATE_FAILED],
-      handle: async ({ params }) => answer(await s.devices.remove(params.serial_number)),
+      handle: async ({ params, actor }) => answer(await s.devices.remove(params.serial_number, actor)),
     }),
     route({
       id: 'D6',

@@ -61,13 +61,18 @@ export function gatewayRoutes(s: OpenApiServices): RouteSpec[] {
         // so is a request under a name that is not the gateway's (a DNS-rebinding page). Native
         // clients and servers send no Origin and reach the gateway by its address (docs/security.md).
         reply.removeHeader('Access-Control-Allow-Origin');
-        if (req.headers.origin !== undefined)
+        const asked = typeof query.app_name === 'string' ? wellFormed(query.app_name.slice(0, 200)) : undefined;
+        if (req.headers.origin !== undefined) {
+          s.tokens.refusedPoll(asked, `the request came from a web page (${String(req.headers.origin).slice(0, 200)})`);
           return failed(401, 'link button not pressed: token requests from web pages are not answered');
-        if (!s.ownHost(req.headers.host))
+        }
+        if (!s.ownHost(req.headers.host)) {
+          s.tokens.refusedPoll(asked, `the request named another host (${String(req.headers.host).slice(0, 200)})`);
           return failed(
             401,
             `link button not pressed: this gateway does not answer token requests for host ${JSON.stringify(req.headers.host)} (add it to allowed_hosts)`,
           );
+        }
         const raw = query.app_name ?? (await appNameFromGetBody(req.raw));
         // Well-formed, so that the app_name answered is the one stored (a cut can split a surrogate pair).
         const appName = typeof raw === 'string' && raw.length > 0 ? wellFormed(raw.slice(0, 200)) : undefined;
@@ -141,8 +146,8 @@ export function gatewayRoutes(s: OpenApiServices): RouteSpec[] {
       path: '/bridge/cancel_alarm',
       summary: 'Silence a sounding alarm (and a G9 sound)',
       auth: 'token',
-      handle() {
-        s.alarm.cancel();
+      handle({ actor }) {
+        s.alarm.cancel(actor);
         s.speaker.cancelSound();
         return done();
       },

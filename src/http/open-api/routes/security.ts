@@ -40,8 +40,8 @@ export function securityRoutes(s: OpenApiServices): RouteSpec[] {
       path: '/security/enable',
       summary: 'Arm the default mode (one-click), after its exit delay',
       auth: 'token',
-      handle() {
-        s.alarm.armDefault();
+      handle({ actor }) {
+        s.alarm.armDefault(actor);
         return done();
       },
     }),
@@ -51,8 +51,8 @@ export function securityRoutes(s: OpenApiServices): RouteSpec[] {
       path: '/security/disable',
       summary: 'Disarm every mode (stops a pending or sounding alarm)',
       auth: 'token',
-      handle() {
-        s.alarm.disarmAll();
+      handle({ actor }) {
+        s.alarm.disarmAll(actor);
         return done();
       },
     }),
@@ -81,7 +81,8 @@ export function securityRoutes(s: OpenApiServices): RouteSpec[] {
       summary: 'Arm one mode (the mode armed before is disarmed), after its exit delay',
       auth: 'token',
       params: sid,
-      handle: ({ params }) => (s.alarm.arm(Number(params.security_id)).ok ? done() : unknown(params.security_id)),
+      handle: ({ params, actor }) =>
+        s.alarm.arm(Number(params.security_id), actor).ok ? done() : unknown(params.security_id),
     }),
     route({
       id: 'S3',
@@ -90,7 +91,8 @@ export function securityRoutes(s: OpenApiServices): RouteSpec[] {
       summary: 'Disarm one mode (stops its pending or sounding alarm)',
       auth: 'token',
       params: sid,
-      handle: ({ params }) => (s.alarm.disarm(Number(params.security_id)).ok ? done() : unknown(params.security_id)),
+      handle: ({ params, actor }) =>
+        s.alarm.disarm(Number(params.security_id), actor).ok ? done() : unknown(params.security_id),
     }),
     route({
       id: 'X-alarm-config',
