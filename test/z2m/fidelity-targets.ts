@@ -22,8 +22,9 @@ import {
 } from './fake/devices.ts';
 import { writeOtaFolder } from './fake/ota-image.ts';
 import type { FakeDeviceSpec } from './fake/spec.ts';
+import { holdOtaDownload } from './ota-hold.ts';
 import { type RealZigbee2mqtt, startRealZigbee2mqtt } from './real-z2m.ts';
-import { MqttRecorder, on, type Recorded, retainedOn } from './recorder.ts';
+import { MqttRecorder, type Recorded, retainedOn } from './recorder.ts';
 
 /** One Zigbee2MQTT (simulated or real) on its own broker, and the devices behind it. */
 export interface Target {
@@ -151,19 +152,7 @@ export async function real(): Promise<Target> {
     tryJoin: (d) => hook('join', { ieee: d.ieee }),
     otaUrl: join(otaDir, 'index.json'),
     press: (d) => hook(`${d.ieee}/command`, { cluster: 'genOnOff', command: 'toggle' }),
-    async holdUpdate(d) {
-      const from = rec.mark();
-      await hook(`${d.ieee}/ota-hold`);
-      return {
-        held: rec
-          .waitFor(
-            on(`${z2m.hookPrefix}/events`, (j) => j.type === 'ota_held' && j.ieee === d.ieee),
-            from,
-          )
-          .then(() => {}),
-        release: () => hook(`${d.ieee}/ota-release`),
-      };
-    },
+    holdUpdate: (d) => holdOtaDownload(rec, z2m.hookPrefix, d.ieee),
     async stop() {
       await z2m.stop();
       await rec.close();

@@ -15,8 +15,9 @@ import { COLOUR_LIGHT, COVER, DIMMABLE_LIGHT, FAKE_DEVICES } from '../z2m/fake/d
 import type { ReceivedRequest } from '../z2m/fake/network.ts';
 import { writeOtaFolder } from '../z2m/fake/ota-image.ts';
 import type { FakeDeviceSpec } from '../z2m/fake/spec.ts';
+import { holdOtaDownload } from '../z2m/ota-hold.ts';
 import { startRealZigbee2mqtt } from '../z2m/real-z2m.ts';
-import { MqttRecorder, on } from '../z2m/recorder.ts';
+import { MqttRecorder } from '../z2m/recorder.ts';
 import { quiet, startRig } from './rig.ts';
 import { SCENARIO_DEVICES, type UpkeepBackend } from './scenario.ts';
 
@@ -65,19 +66,7 @@ export async function realZigbee2mqtt(): Promise<UpkeepBackend> {
     rig,
     ieee: (d) => d.ieee,
     failNextUpdate: (d) => hook(`${d.ieee}/ota-fail`, { how: 'invalid-image' }),
-    async holdNextUpdate(d) {
-      const from = rec.mark();
-      await hook(`${d.ieee}/ota-hold`);
-      return {
-        held: rec
-          .waitFor(
-            on(`${z2m.hookPrefix}/events`, (j) => j.type === 'ota_held' && j.ieee === d.ieee),
-            from,
-          )
-          .then(() => {}),
-        release: () => hook(`${d.ieee}/ota-release`),
-      };
-    },
+    holdNextUpdate: (d) => holdOtaDownload(rec, z2m.hookPrefix, d.ieee),
     press: (d) => hook(`${d.ieee}/command`, { cluster: 'genOnOff', command: 'toggle' }),
     mark: () => rec.mark(),
     groupCommands: (mark, group) =>
