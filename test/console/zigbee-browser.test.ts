@@ -77,6 +77,27 @@ describe('the Zigbee pages of the console in a browser', () => {
     const marked = map.locator('g.node.stale', { hasText: offlineRouter.slice(0, 21) });
     await marked.locator('text.stale-text', { hasText: 'offline' }).waitFor();
 
+    // Names are never written over each other, on either screen (a crowded map leaves some out).
+    for (const p of [desk, phone]) {
+      const overlapping = await p.locator('svg.network-map').evaluate((svg) => {
+        const boxes = [...svg.querySelectorAll('g.node text:not(.stale-text)')].map((t) => ({
+          text: t.textContent,
+          r: t.getBoundingClientRect(),
+        }));
+        const pairs: string[] = [];
+        for (const [i, a] of boxes.entries())
+          for (const b of boxes.slice(i + 1))
+            if (
+              Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left) > 1 &&
+              Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top) > 1
+            )
+              pairs.push(`${a.text} / ${b.text}`);
+        return pairs;
+      });
+      assert.deepEqual(overlapping, [], 'names written over each other');
+    }
+    assert.ok((await map.locator('g.node.end_device text').count()) > 0, 'the desktop names some end devices');
+
     const box = async (p: Page) =>
       (await p.locator('svg.network-map').getAttribute('viewBox'))?.split(' ').map(Number) ?? [];
     const whole = await box(desk);

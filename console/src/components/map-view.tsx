@@ -1,9 +1,11 @@
 /**
  * The network map drawn: links coloured by quality, the coordinator, routers and end devices, a
- * device not seen recently marked. Zoom with the wheel, the buttons or two fingers; pan by
- * dragging (one finger on a phone); a node tapped is selected (its details are the page's).
+ * device not seen recently marked, names that would overlap left out (map-labels.ts; each node's
+ * full name is its tooltip). Zoom with the wheel, the buttons or two fingers; pan by dragging (one
+ * finger on a phone); a node tapped is selected (its details are the page's).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { planLabels, NODE_RADIUS as RADIUS } from '../map-labels.ts';
 import { type MapLayout, PER_ROUTER, type PlacedNode, qualityOf } from '../map-layout.ts';
 
 interface Box {
@@ -13,7 +15,6 @@ interface Box {
   h: number;
 }
 
-const RADIUS = { coordinator: 22, router: 15, end_device: 10 } as const;
 /** The smallest and largest part of the whole map a view shows. */
 const MIN_W = 120;
 
@@ -145,6 +146,8 @@ export function MapView({
   const perPixel = Math.max(view.w / Math.max(1, size.w), view.h / Math.max(1, size.h));
   const text = Math.max(13, 13 * perPixel);
   const crowded = PER_ROUTER / perPixel < CROWDED_PX;
+  const nameOf = (n: PlacedNode) => label(n, crowded ? 14 : 22);
+  const labels = planLabels(layout.nodes, text, nameOf, (n) => !crowded || n.kind !== 'end_device', selected);
   return (
     <div class="map-wrap">
       <svg
@@ -186,6 +189,7 @@ export function MapView({
               if (e.key === 'Enter' || e.key === ' ') onSelect(n.node.ieee_address);
             }}
           >
+            <title>{`${label(n, 200)}${n.stale ? ` (${n.stale})` : ''}`}</title>
             {n.kind === 'coordinator' ? (
               <rect
                 x={-RADIUS.coordinator}
@@ -199,13 +203,9 @@ export function MapView({
             )}
             {n.stale && <circle class="stale-ring" r={RADIUS[n.kind] + 6} />}
             {/* The name on the outer side: above a node of the upper half, away from the links inside. */}
-            {(!crowded || n.kind !== 'end_device' || n.stale || selected === n.node.ieee_address) && (
-              <text y={n.y < 0 ? -RADIUS[n.kind] - text * 0.5 : RADIUS[n.kind] + text * 1.1}>
-                {label(n, crowded ? 14 : 22)}
-              </text>
-            )}
+            {labels.shown.has(n.node.ieee_address) && <text y={labels.nameY(n)}>{nameOf(n)}</text>}
             {n.stale && (
-              <text class="stale-text" y={n.y < 0 ? -RADIUS[n.kind] - text * 1.6 : RADIUS[n.kind] + text * 2.1}>
+              <text class="stale-text" y={labels.markY(n)}>
                 {n.stale}
               </text>
             )}
