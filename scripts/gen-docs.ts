@@ -4,10 +4,10 @@ import { renderCapabilitiesDoc } from '../src/catalog/index.ts';
 import { errorsDoc, readmeWithSettings } from '../src/docs/generated.ts';
 import { asyncApiJson, openApiJson } from '../src/http/open-api/documents.ts';
 import { withMappingDoc } from '../src/integrations/homeassistant/docs.ts';
-import { openApiDeclarations } from '../src/integrations/load.ts';
+import { documented } from '../src/integrations/load.ts';
 import { withMappingDoc as withMatterMappingDoc } from '../src/integrations/matter/docs.ts';
 
-const contributed = await openApiDeclarations();
+const contributed = await documented();
 
 writeFileSync('docs/errors.md', errorsDoc());
 writeFileSync('docs/capabilities.md', renderCapabilitiesDoc());

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { AutomationEngine } from './automations/index.ts';
 import type { AlarmService } from './core/alarm/index.ts';
 import type { AudioArbiter, AudioSink, MediaPlayer } from './core/audio/index.ts';
 import type { DeviceService } from './core/devices/index.ts';
@@ -102,4 +103,6 @@ export interface Gateway {
   info(): GatewayInfo;
   /** The Matter bridge's pairing code, QR payload and fabrics (`starting` while it starts; undefined: off). */
   matter(): unknown;
+  /** The engine of scenes and automations (once start() has loaded the integrations). */
+  automations(): AutomationEngine | undefined;
 }

@@ -6,6 +6,7 @@
  */
 import { hostname } from 'node:os';
 import pkg from '../package.json' with { type: 'json' };
+import type { AutomationsIntegration } from './automations/integration.ts';
 import { ActivityLog } from './core/activity.ts';
 import { isOwnHost } from './core/gateway-info.ts';
 import type { GatewayControl, IntegrationContext } from './core/integration.ts';
@@ -163,6 +164,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     info: core.info,
     readiness: () => [storeReadiness(db), ...devices.readiness().map(({ driver, ...r }) => ({ name: driver, ...r }))],
     matter: () => integrations.status('matter'),
+    automations: () => (integrations.get('automations') as AutomationsIntegration | undefined)?.engine,
     ...(opts.onRestart ? { restart: opts.onRestart } : {}),
     setLogLevel: (level) => changeLevel(log, level),
     backup: (file) => backups.backup(file),

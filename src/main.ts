@@ -23,6 +23,7 @@ import { asInvoked, COMMAND_ENV, commandLine, type Invocation, thisInvocation } 
 import { readNewSecret } from './cli/read-secret.ts';
 import { CONFIG_EXIT_CODE, gatewayExecArgv, LISTENING_MESSAGE, supervise } from './cli/supervisor.ts';
 import type { PressResult, TokenInfo, TokenService } from './core/tokens.ts';
+import type { Clock } from './lib/clock.ts';
 import { PACKAGE_ROOT } from './lib/package-root.ts';
 import { type Settings, SettingsError } from './settings/index.ts';
 import type { Db } from './store/db.ts';
@@ -50,6 +51,26 @@ async function safeMessage(err: unknown): Promise<string> {
 }
 
 /**
+ * The clock tests of the real process drive (OPENCUBE_TEST_CLOCK, src/cli/test-clock.ts), or
+ * undefined: the system clock. Only the source tree takes it: a build (dist/, where
+ * scripts/build.mjs sets OPENCUBE_BUILD) refuses it and has none of its code.
+ */
+async function testClock(): Promise<Clock | undefined> {
+  const value = process.env.OPENCUBE_TEST_CLOCK;
+  if (value === undefined || value === '') return undefined;
+  if (process.env.OPENCUBE_BUILD === 'dist') {
+    return startFailed(
+      'OPENCUBE_TEST_CLOCK is for tests of the source tree; a build of opencube does not take it',
+      CONFIG_EXIT_CODE,
+    );
+  } else {
+    const { stdinClock, testClockProblem } = await import('./cli/test-clock.ts');
+    const problem = testClockProblem(value);
+    return problem ? startFailed(problem, CONFIG_EXIT_CODE) : stdinClock(Number(value));
+  }
+}
+
+/**
  * Runs the gateway in this process until SIGINT/SIGTERM. A restart a client asks for (G8, a
  * restore) happens here too: the gateway stops, and a new one is built from the same settings and
  * started, in the same process (as Zigbee2MQTT restarts): a second node process only to restart
@@ -66,6 +87,7 @@ async function runGateway(settings: Settings): Promise<void> {
   const problem = await preflight.checkStart(settings);
   if (problem) await startFailed(problem, CONFIG_EXIT_CODE);
   const { createGateway } = await gatewayModule;
+  const clock = await testClock();
   type Gateway = ReturnType<typeof createGateway>;
   /** What the process does now: a stop waits for a restart under way, then stops what it built. */
   let turn: Promise<void> = Promise.resolve();
@@ -92,6 +114,7 @@ async function runGateway(settings: Settings): Promise<void> {
     try {
       const inv = await invoked;
       return createGateway(settings, {
+        ...(clock ? { clock } : {}),
         onRestart: () => restart(),
         cliCommand: (words) => commandLine(inv, words, settings.data_dir),
       });

@@ -8,6 +8,8 @@ import { DevicePage } from './pages/device.tsx';
 import { Devices } from './pages/devices.tsx';
 import { GatewayPage } from './pages/gateway.tsx';
 import { Login } from './pages/login.tsx';
+import { ScenePage } from './pages/scene.tsx';
+import { ScenesPage } from './pages/scenes.tsx';
 import { SecurityPage } from './pages/security.tsx';
 import { ZigbeePage } from './pages/zigbee.tsx';
 import { alarming, auth, checkAuth, dismiss, gatewayName, live, notify, toasts, waiting } from './store.ts';
@@ -82,6 +84,7 @@ function Header({ page }: { page: string }) {
       <span class="brand">{gatewayName.value}</span>
       <nav>
         {link('devices', 'Devices')}
+        {link('scenes', 'Scenes')}
         {networks.value.length > 0 && link('zigbee', 'Zigbee')}
         {link('security', 'Security')}
         {link('dashboard', 'Dashboard')}
@@ -131,6 +134,10 @@ export function App() {
         <DevicePage serial={route[1]} />
       ) : page === 'zigbee' ? (
         <ZigbeePage tab={route[1]} />
+      ) : page === 'scenes' && route[1] ? (
+        <ScenePage key={route[1]} id={route[1]} />
+      ) : page === 'scenes' ? (
+        <ScenesPage />
       ) : page === 'security' ? (
         <SecurityPage />
       ) : page === 'gateway' ? (

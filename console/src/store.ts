@@ -29,6 +29,8 @@ export const live = signal<'connecting' | 'live' | 'lost'>('connecting');
 export const securityVersion = signal(0);
 /** Bumped when tokens change. */
 export const tokensVersion = signal(0);
+/** Bumped on every event of scenes and automations (saved, run, finished...): their pages read themselves again. */
+export const automationsVersion = signal(0);
 
 export const alarming = computed(() => alarm.value?.alarm_state === 'alarming');
 
@@ -161,6 +163,8 @@ export function connect(): void {
   stream = es;
   es.onopen = () => {
     live.value = 'live';
+    // What changed while the stream was closed is read again (the automations' pages too).
+    automationsVersion.value++;
     void Promise.all([loadDevices(), loadLink(), loadAlarm()]).catch((err) => notify('error', wordsOf(err)));
     void reloadZigbee();
   };
@@ -221,6 +225,14 @@ export function connect(): void {
     (name, fn) => on(es, name, fn),
     (serial) => void refreshDevice(serial),
   );
+  const automation = () => automationsVersion.value++;
+  for (const name of ['automation#changed', 'automation#runStarted', 'automation#runFinished'])
+    on(es, name, automation);
+  on(es, 'automation#notify', (d) => {
+    automation();
+    const p = d.payload as { name: string; message: string };
+    notify('info', `${p.name}: ${p.message}`);
+  });
   on(es, 'token#revoked', () => tokensVersion.value++);
   on(es, 'token#cleared', () => tokensVersion.value++);
 }

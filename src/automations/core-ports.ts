@@ -1,7 +1,7 @@
 /**
  * The engine's ports built from the gateway's core services: the one place that knows how the
- * device service, the alarm, the speaker and TTS are called (phase 2 wires this into the
- * gateway; tests hand it a test gateway's services).
+ * device service, the alarm, the speaker and TTS are called (the automations' integration,
+ * integration.ts, hands it the services of its context).
  */
 import { isSoundName } from '../catalog/index.ts';
 import type { AlarmService } from '../core/alarm/index.ts';
@@ -16,7 +16,8 @@ import type { Settings } from '../settings/index.ts';
 import type { Db } from '../store/db.ts';
 import type { Done, EnginePorts, EngineSettings } from './ports.ts';
 
-export interface CoreServices {
+/** The core services the engine's ports are made of (a part of the integration context's). */
+export interface EngineServices {
   db: Db;
   bus: EventBus;
   devices: DeviceService;
@@ -37,7 +38,7 @@ export function engineSettings(s: Pick<Settings, 'time_zone' | 'location' | 'aut
 const unknownSid = (sid: number | undefined): Done => ({ ok: false, message: `no security mode has sid ${sid}` });
 
 /** The ports of the engine over the core services, with the engine's settings. */
-export function corePorts(s: CoreServices, settings: EngineSettings): EnginePorts {
+export function corePorts(s: EngineServices, settings: EngineSettings): EnginePorts {
   const registry = s.devices.registry;
   return {
     db: s.db,
@@ -56,16 +57,16 @@ export function corePorts(s: CoreServices, settings: EngineSettings): EnginePort
     security: {
       modes: () => s.security.list(),
       // Through the alarm, as clients' requests go: exit delays, beeps and the arm state event.
-      arm: (sid) => {
-        const r = sid === undefined ? s.alarm.armDefault() : s.alarm.arm(sid);
+      arm: (sid, by) => {
+        const r = sid === undefined ? s.alarm.armDefault(by) : s.alarm.arm(sid, by);
         return r.ok ? { ok: true } : unknownSid(sid);
       },
-      disarm: (sid) => {
+      disarm: (sid, by) => {
         if (sid === undefined) {
-          s.alarm.disarmAll();
+          s.alarm.disarmAll(by);
           return { ok: true };
         }
-        return s.alarm.disarm(sid).ok ? { ok: true } : unknownSid(sid);
+        return s.alarm.disarm(sid, by).ok ? { ok: true } : unknownSid(sid);
       },
     },
     speaker: {

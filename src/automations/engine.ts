@@ -6,6 +6,7 @@
  * start() for what a start resumes.
  */
 import { randomBytes } from 'node:crypto';
+import { type Actor, actorWords } from '../core/actor.ts';
 import { mergeState } from '../core/devices/index.ts';
 import type { BusEvent } from '../core/event-bus.ts';
 import { Admission } from './admission.ts';
@@ -16,6 +17,7 @@ import { Holds } from './holds.ts';
 import { automationLimits as L } from './limits.ts';
 import { change, pressOf, stateEdge, wanted } from './matching.ts';
 import { type Definition, type DefinitionInput, devicesOf, type Trigger } from './model.ts';
+import { NOT_RUN_BATCH, NotRunBuffer, type NotRunOptions } from './not-run.ts';
 import type { EnginePorts } from './ports.ts';
 import { Runs } from './runs.ts';
 import { isScheduled } from './schedule.ts';
@@ -33,11 +35,23 @@ import {
   triggerOf,
 } from './trace.ts';
 import { validateDefinition } from './validate.ts';
+import type { DefinitionStatus, NextFiring } from './views.ts';
+
+export type { DefinitionStatus };
+
 import { resolveRef } from './values.ts';
 import { machineZone, Zone } from './zone.ts';
 
 export type Saved = { ok: true; definition: Definition } | { ok: false; errors: string[] };
 export type Started = { ok: true; run_id: string } | { ok: false; message: string };
+
+/**
+ * What a start is told besides the store: it was restored from a backup taken at `taken_at`
+ * (null: a store copied by hand); `done` runs in the transaction that ends what was in flight.
+ */
+export interface StartOptions {
+  restoredFrom?: { taken_at: string | null; done?: () => void } | null;
+}
 
 export class AutomationEngine {
   private readonly store: AutomationStore;
@@ -52,16 +66,22 @@ export class AutomationEngine {
   private readonly seen = new Map<string, { state: Record<string, unknown>; online: boolean }>();
   private readonly scheduler: Scheduler;
   private readonly holds: Holds;
-  private readonly admission = new Admission((id) => this.defs.get(id)?.name ?? id);
-  private readonly causality: Causality;
+  private admission = new Admission((id) => this.defs.get(id)?.name ?? id);
+  private causality: Causality;
+  private readonly notRuns: NotRunBuffer;
   private unsubscribe?: () => void;
   private running = false;
   readonly zone: Zone;
   readonly location: Location | null;
 
-  constructor(private readonly ports: EnginePorts) {
+  /** `notRun`: how the traces of triggers not run are batched (tests shorten it). */
+  constructor(
+    private readonly ports: EnginePorts,
+    notRun: NotRunOptions = NOT_RUN_BATCH,
+  ) {
     this.store = new AutomationStore(ports.db);
     this.causality = new Causality(ports.clock);
+    this.notRuns = new NotRunBuffer(this.store, ports.clock, notRun);
     this.zone = new Zone(ports.settings.timeZone || machineZone());
     this.location = parseLocation(ports.settings.location);
     this.runs = new Runs(
@@ -94,12 +114,19 @@ export class AutomationEngine {
    * Loads the definitions and marks broken those naming what is gone, resumes every journalled
    * run (delays with the time left) and `for` hold, runs once each time or sun trigger that fell
    * while the gateway was down if it is within the grace (else records it missed), schedules the
-   * next ones, and fires the `started` triggers.
+   * next ones, and fires the `started` triggers. A start on a store restored from a backup first
+   * ends what was in flight when the backup was taken (restored()). What the engine keeps in
+   * memory starts afresh: a start after a stop is the start of a new engine on the same store.
    */
-  start(): void {
+  start(opts: StartOptions = {}): void {
     if (this.running) return;
     this.running = true;
+    this.defs.clear();
+    this.seen.clear();
+    this.admission = new Admission((id) => this.defs.get(id)?.name ?? id);
+    this.causality = new Causality(this.ports.clock);
     for (const d of this.store.definitions()) this.defs.set(d.id, d);
+    if (opts.restoredFrom) this.restored(opts.restoredFrom.taken_at, opts.restoredFrom.done);
     for (const d of this.ports.devices.list()) this.seen.set(d.serial_number, { state: d.state, online: d.online });
     for (const d of this.defs.values()) this.recheck(d);
     this.reindex();
@@ -114,7 +141,10 @@ export class AutomationEngine {
       this.fire(ref, { description: 'the gateway started', cause: null });
   }
 
-  /** Stops listening and every timer; runs halt where they are, their journal kept for the next start. */
+  /**
+   * Stops listening and every timer; runs halt where they are, their journal kept for the next
+   * start; the traces of triggers not run that wait are written.
+   */
   stop(): void {
     if (!this.running) return;
     this.running = false;
@@ -122,6 +152,43 @@ export class AutomationEngine {
     this.runs.halt();
     this.scheduler.stop();
     this.holds.stop();
+    this.notRuns.flush();
+  }
+
+  /**
+   * The store was restored from a backup: the runs, holds and cursors in it are those of the
+   * moment the backup was taken. Resuming them would do now what was due then (a light turned
+   * off, a mode disarmed, hours or weeks late), and a time trigger would catch up on occurrences
+   * that the gateway before the restore may already have run. So each journalled run ends
+   * `stopped` with a trace saying why, the holds go, and every scheduled trigger counts from now.
+   * The definitions, their switches and their traces stay as the backup has them.
+   */
+  private restored(takenAt: string | null, done?: () => void): void {
+    const now = this.ports.clock.now();
+    const when = takenAt === null ? '' : ` taken at ${takenAt}`;
+    const why = `stopped: the store was restored from a backup${when}; this run was under way when it was taken`;
+    this.store.transaction(() => {
+      done?.();
+      for (const row of this.store.runs()) {
+        row.trace.result = 'stopped';
+        row.trace.ended_at = iso(now);
+        row.trace.reason = why;
+        this.store.deleteRun(row.id);
+        this.store.addTrace(row.trace, row.queued_at);
+      }
+      this.store.deleteAllHolds();
+      for (const d of this.defs.values())
+        for (const [i, t] of d.triggers.entries()) if (isScheduled(t)) this.store.setCursor(d.id, i, now);
+    });
+    this.ports.log.warn(
+      { taken_at: takenAt },
+      'automations: the store was restored from a backup; the runs under way when it was taken were stopped',
+    );
+  }
+
+  /** Whether it runs (between start and stop). */
+  get started(): boolean {
+    return this.running;
   }
 
   // ---- definitions ----
@@ -178,9 +245,11 @@ export class AutomationEngine {
     if (!this.defs.has(id)) return false;
     this.runs.cancelAll(id, 'stopped: the automation was removed');
     this.scheduler.unschedule(id);
+    this.holds.cancel(id);
     this.store.remove(id);
     this.defs.delete(id);
     this.admission.forget(id);
+    this.notRuns.forget(id);
     this.reindex();
     this.changed(id, 'removed', null);
     for (const d of this.defs.values()) this.recheck(d);
@@ -208,23 +277,37 @@ export class AutomationEngine {
     return { ok: true };
   }
 
-  /** Runs a scene or an automation by hand: its actions, its conditions skipped unless asked. */
-  run(id: string, opts: { conditions?: boolean } = {}): Started {
+  /**
+   * Runs a scene or an automation by hand: its actions, its conditions skipped unless asked.
+   * `by`: who asked (the trace says "run by Home Assistant"); a disabled one runs too (a person
+   * asked for it), a broken one does not.
+   */
+  run(id: string, opts: { conditions?: boolean; by?: Actor } = {}): Started {
     const d = this.defs.get(id);
     if (!d) return { ok: false, message: `no scene or automation has id ${JSON.stringify(id)}` };
     if (d.broken) return { ok: false, message: `it is broken: ${d.broken.join('; ')}` };
     const at = iso(this.ports.clock.now());
-    return this.startRun(
-      d,
-      { kind: 'manual', description: 'run by hand', at, caused_by: null },
-      null,
-      opts.conditions ?? false,
-    );
+    const description = opts.by ? `run by ${actorWords(opts.by)}` : 'run by hand';
+    return this.startRun(d, { kind: 'manual', description, at, caused_by: null }, null, opts.conditions ?? false);
   }
 
-  /** The kept traces of a definition, newest first. */
+  /** Stops every run of a definition (running, waiting or queued); how many there were. */
+  stopRuns(id: string, by?: Actor): number {
+    const n = this.runs.activeOf(id) + this.runs.queuedOf(id);
+    this.runs.cancelAll(id, `stopped by ${by ? actorWords(by) : 'hand'}`);
+    return n;
+  }
+
+  /** The kept traces of a definition, newest first (the triggers not run that wait to be written too). */
   traces(id: string, bucket?: Bucket): Trace[] {
-    return this.store.traces(id, bucket);
+    const stored = this.store.traces(id, bucket);
+    if (bucket !== undefined && bucket !== 'not_run') return stored;
+    const waiting = this.notRuns.of(id);
+    if (waiting.length === 0) return stored;
+    // Newer than anything stored of their bucket; the ring's bound as the store keeps it.
+    const notRun = [...waiting, ...stored.filter((t) => t.result === 'not_run')].slice(0, L.traces);
+    const all = bucket === 'not_run' ? notRun : [...notRun, ...stored.filter((t) => t.result !== 'not_run')];
+    return all.sort((a, b) => traceTime(b) - traceTime(a));
   }
 
   /** The runs running, waiting or queued now. */
@@ -232,11 +315,34 @@ export class AutomationEngine {
     return this.runs.list();
   }
 
-  /** When each scheduled trigger of a definition fires next (instants in ISO 8601). */
-  nextFirings(id: string): { trigger: number; at: string | null }[] {
+  /** How each definition is doing, by id. */
+  statuses(): Map<string, DefinitionStatus> {
+    const last = this.store.lastRuns();
+    const running = new Map<string, number>();
+    for (const r of this.runs.list()) running.set(r.automation_id, (running.get(r.automation_id) ?? 0) + 1);
+    const now = this.ports.clock.now();
+    const out = new Map<string, DefinitionStatus>();
+    for (const d of this.defs.values()) {
+      const next = this.live(d)
+        ? this.scheduler
+            .next(d, now, 1)
+            .map((f) => f.at)
+            .sort()[0]
+        : undefined;
+      out.set(d.id, { running: running.get(d.id) ?? 0, last_run: last.get(d.id) ?? null, next_firing: next ?? null });
+    }
+    return out;
+  }
+
+  /**
+   * The next `count` firings of each scheduled trigger of a definition, soonest first, with the
+   * wall time in the gateway's zone and what a DST change did to it (whether it is live or not:
+   * an editor shows when a disabled one would fire).
+   */
+  nextFirings(id: string, count = 1): NextFiring[] {
     const d = this.defs.get(id);
     if (!d) return [];
-    return this.scheduler.next(d, this.ports.clock.now());
+    return this.scheduler.next(d, this.ports.clock.now(), count);
   }
 
   // ---- checks ----
@@ -269,6 +375,11 @@ export class AutomationEngine {
     } else if (this.running && this.live(d)) this.scheduler.scheduleAll(d, this.ports.clock.now());
     this.reindex();
     this.changed(d.id, broken ? 'broken' : 'repaired', broken);
+  }
+
+  /** Tells of a definition removed without remove() (a factory reset cleared the store under a stopped engine). */
+  tellRemoved(id: string): void {
+    this.changed(id, 'removed', null);
   }
 
   private changed(
@@ -433,7 +544,11 @@ export class AutomationEngine {
     });
   }
 
-  /** Records a trigger that did not start a run, with why. */
+  /**
+   * Records a trigger that did not start a run, with why, in the store at once: the rare kinds the
+   * scheduler and the holds tell of (occurrences missed while the gateway was down, a hold dropped
+   * at a start), written with the cursor or hold they go with.
+   */
   private notRun(d: Definition, trigger: TraceTrigger, conditions: ConditionResult[], reason: string): void {
     const now = this.ports.clock.now();
     this.store.addTrace(notRunTrace(d, trigger, conditions, reason, now), now);
@@ -469,6 +584,7 @@ export class AutomationEngine {
     return { ok: true, run_id: row.id };
   }
 
+  /** A trigger refused by a condition, the run mode or a loop guard: its trace waits for the next batch (not-run.ts). */
   private refuse(
     d: Definition,
     trigger: TraceTrigger,
@@ -476,7 +592,8 @@ export class AutomationEngine {
     reason: string,
     tell: boolean,
   ): Started {
-    this.notRun(d, trigger, conditions, reason);
+    const now = this.ports.clock.now();
+    this.notRuns.add(notRunTrace(d, trigger, conditions, reason, now), now);
     if (tell) {
       this.ports.log.warn({ automation_id: d.id }, `${d.name}: ${reason}`);
       this.ports.bus.publish('automation#notify', {
@@ -485,6 +602,11 @@ export class AutomationEngine {
     }
     return { ok: false, message: reason };
   }
+}
+
+/** When a trace was recorded (it ended), the order the store keeps them in. */
+function traceTime(t: Trace): number {
+  return Date.parse(t.ended_at ?? t.started_at);
 }
 
 export type { DefinitionInput };

@@ -37,10 +37,10 @@ export interface BusPort {
 
 export interface SecurityPort {
   modes(): readonly { sid: number; name: string; enable: boolean }[];
-  /** Arms a mode (its exit delay runs as for a client's request); no sid: the default mode. */
-  arm(sid?: number): Done;
+  /** Arms a mode (its exit delay runs as for a client's request); no sid: the default mode; `by` is named in the activity log. */
+  arm(sid: number | undefined, by: Actor): Done;
   /** Disarms a mode; no sid: every mode. */
-  disarm(sid?: number): Done;
+  disarm(sid: number | undefined, by: Actor): Done;
 }
 
 export interface SpeakerPort {

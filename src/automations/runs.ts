@@ -275,7 +275,7 @@ export class Runs {
       }
       case 'security': {
         const r = this.host.within(this.cause(a), null, () =>
-          action.action === 'arm' ? deps.security.arm(action.sid) : deps.security.disarm(action.sid),
+          action.action === 'arm' ? deps.security.arm(action.sid, by) : deps.security.disarm(action.sid, by),
         );
         return result(r, `${action.action}${action.sid === undefined ? '' : ` mode ${action.sid}`}`);
       }
@@ -368,12 +368,16 @@ export class Runs {
     }
   }
 
-  /** How late a wait ended compared with its deadline (a deadline that ran out while the gateway was down). */
+  /**
+   * How late a wait ended compared with its deadline, when that deadline ran out while the gateway
+   * was down: only a resumed run says so (a timer of a running gateway fires a few ms after its
+   * deadline, which is no news).
+   */
   private lateness(a: Active): string | undefined {
     const deadline = a.row.deadline;
-    if (deadline === null) return undefined;
+    if (deadline === null || !a.resuming) return undefined;
     const late = this.deps.clock.now() - deadline;
-    return late > 0 ? `ran out while the gateway was down; ended ${Math.round(late / 1000)} s late` : undefined;
+    return late >= 1000 ? `ran out while the gateway was down; ended ${Math.round(late / 1000)} s late` : undefined;
   }
 
   /**

@@ -12,7 +12,8 @@ import { isScheduled, nextOccurrence, type Occurrence, occurrencesBetween } from
 import type { AutomationStore } from './store.ts';
 import type { Location } from './sun.ts';
 import { iso } from './trace.ts';
-import type { Zone } from './zone.ts';
+import type { NextFiring } from './views.ts';
+import { localIso, type Zone } from './zone.ts';
 
 export interface SchedulerDeps {
   store: AutomationStore;
@@ -132,12 +133,21 @@ export class Scheduler {
     this.timers.clear();
   }
 
-  /** When each scheduled trigger of a definition fires next. */
-  next(d: Definition, after: number): { trigger: number; at: string | null }[] {
-    return d.triggers.flatMap((t, i) => {
-      if (!isScheduled(t)) return [];
-      const o = nextOccurrence(t, after, this.deps.zone, this.deps.location);
-      return [{ trigger: i, at: o ? iso(o.at) : null }];
+  /** The next `count` firings of each scheduled trigger of a definition, soonest first. */
+  next(d: Definition, after: number, count: number): NextFiring[] {
+    const out: NextFiring[] = [];
+    const { zone, location } = this.deps;
+    d.triggers.forEach((t, trigger) => {
+      if (!isScheduled(t)) return;
+      let from = after;
+      for (let n = 0; n < count; n++) {
+        const o = nextOccurrence(t, from, zone, location);
+        if (!o) break;
+        const resolution = o.resolution && o.resolution !== 'exact' ? { resolution: o.resolution } : {};
+        out.push({ trigger, at: iso(o.at), local: localIso(zone, o.at), ...resolution });
+        from = o.at;
+      }
     });
+    return out.sort((a, b) => a.at.localeCompare(b.at) || a.trigger - b.trigger);
   }
 }

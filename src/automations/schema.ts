@@ -9,7 +9,9 @@ import {
   any,
   arr,
   bool,
+  doc,
   int,
+  named,
   num,
   type ObjectSchema,
   obj,
@@ -86,7 +88,11 @@ function conditionSchema(depth: number): Schema {
     const inner = arr(conditionSchema(depth - 1), { minItems: 1, maxItems: L.conditions });
     for (const g of ['all', 'any', 'not']) leaves[g] = obj({ type: oneOf(g), conditions: inner });
   }
-  return tagged('type', leaves);
+  // One schema in the generated documents, referring to itself (the depth is said in words there).
+  return named(
+    doc(tagged('type', leaves), `a condition; groups (all, any, not) nest at most ${L.conditionDepth} deep`),
+    'AutomationCondition',
+  );
 }
 
 const actions: Record<string, ObjectSchema> = {
@@ -120,17 +126,29 @@ const actions: Record<string, ObjectSchema> = {
   notify: obj({ type: oneOf('notify'), message: TEXT }),
 };
 
-/** The whole definition. */
-export const definitionSchema: ObjectSchema = obj({
-  id: opt(ID),
+/** The parts of a definition, as the API documents them. */
+export const definitionParts = {
+  id: ID,
   kind: oneOf('scene', 'automation'),
   name: str({ maxLength: L.nameChars }),
+  mode: oneOf('single', 'restart', 'queued', 'parallel'),
+  max: int({ min: 1, max: L.maxRuns }),
+  triggers: arr(named(tagged('type', triggers), 'AutomationTrigger'), { maxItems: L.triggers }),
+  conditions: arr(conditionSchema(L.conditionDepth), { maxItems: L.conditions }),
+  actions: arr(named(tagged('type', actions), 'AutomationAction'), { minItems: 1, maxItems: L.actions }),
+} as const;
+
+/** The whole definition. */
+export const definitionSchema: ObjectSchema = obj({
+  id: opt(definitionParts.id),
+  kind: definitionParts.kind,
+  name: definitionParts.name,
   enabled: opt(bool()),
-  mode: opt(oneOf('single', 'restart', 'queued', 'parallel')),
-  max: opt(int({ min: 1, max: L.maxRuns })),
-  triggers: opt(arr(tagged('type', triggers), { maxItems: L.triggers })),
-  conditions: opt(arr(conditionSchema(L.conditionDepth), { maxItems: L.conditions })),
-  actions: arr(tagged('type', actions), { minItems: 1, maxItems: L.actions }),
+  mode: opt(definitionParts.mode),
+  max: opt(definitionParts.max),
+  triggers: opt(definitionParts.triggers),
+  conditions: opt(definitionParts.conditions),
+  actions: definitionParts.actions,
 });
 
 /** Every structural problem of a definition, `path: rule` (`definition: rule` for the whole). */

@@ -8,6 +8,7 @@ import type { Db } from '../store/db.ts';
 import { automationLimits } from './limits.ts';
 import type { Definition, DefinitionInput } from './model.ts';
 import { type Bucket, bucketOf, type Cause, type Trace } from './trace.ts';
+import type { LastRun } from './views.ts';
 
 /** A run as the journal keeps it. */
 export interface RunRow {
@@ -228,6 +229,11 @@ export class AutomationStore {
     );
   }
 
+  /** Every hold of every definition (a store restored from a backup starts with none). */
+  deleteAllHolds(): void {
+    this.db.prepare('DELETE FROM automation_holds').run();
+  }
+
   deleteHolds(automationId: string): void {
     this.db.prepare('DELETE FROM automation_holds WHERE automation_id = ?').run(automationId);
   }
@@ -258,20 +264,39 @@ export class AutomationStore {
 
   // ---- traces ----
 
-  /** Keeps a finished trace; the oldest of its bucket past the limit go. */
+  /**
+   * Keeps a finished trace; the oldest of its bucket past the limit go. A trace of a definition
+   * removed meanwhile (a batch of traces not run written after it went) is not kept.
+   */
   addTrace(t: Trace, startedAt: number): void {
     const bucket = bucketOf(t);
-    this.db
+    const added = this.db
       .prepare(
-        'INSERT INTO automation_traces (automation_id, run_id, bucket, started_at, trace) VALUES (?, ?, ?, ?, ?)',
+        `INSERT INTO automation_traces (automation_id, run_id, bucket, started_at, trace)
+         SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM automations WHERE id = ?)`,
       )
-      .run(t.automation_id, t.run_id, bucket, startedAt, JSON.stringify(t));
+      .run(t.automation_id, t.run_id, bucket, startedAt, JSON.stringify(t), t.automation_id);
+    if (added.changes === 0) return;
     this.db
       .prepare(
         `DELETE FROM automation_traces WHERE automation_id = ? AND bucket = ? AND id NOT IN
            (SELECT id FROM automation_traces WHERE automation_id = ? AND bucket = ? ORDER BY id DESC LIMIT ?)`,
       )
       .run(t.automation_id, bucket, t.automation_id, bucket, automationLimits.traces);
+  }
+
+  /** The run that ended last of each definition (its trace's head), by definition id. */
+  lastRuns(): Map<string, LastRun> {
+    const rows = this.db
+      .prepare<[], LastRun & { automation_id: string }>(
+        `SELECT automation_id, run_id, json_extract(trace, '$.result') AS result,
+           json_extract(trace, '$.started_at') AS started_at, json_extract(trace, '$.ended_at') AS ended_at,
+           json_extract(trace, '$.reason') AS reason
+         FROM automation_traces
+         WHERE id IN (SELECT max(id) FROM automation_traces WHERE bucket != 'not_run' GROUP BY automation_id)`,
+      )
+      .all();
+    return new Map(rows.map(({ automation_id, ...r }) => [automation_id, { ...r, reason: r.reason ?? null }]));
   }
 
   /** The kept traces of an automation, newest first (optionally of one bucket). */

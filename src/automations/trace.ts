@@ -7,61 +7,9 @@
  */
 import { randomBytes } from 'node:crypto';
 
-export type TraceResult = 'running' | 'finished' | 'failed' | 'stopped' | 'not_run';
-export type Bucket = 'run' | 'failed' | 'not_run';
+export type { Bucket, Cause, ConditionResult, StepResult, Trace, TraceResult, TraceTrigger } from './views.ts';
 
-/** The run (of which automation) whose action caused this one's trigger. */
-export interface Cause {
-  automation_id: string;
-  run_id: string;
-  /** 1 for a run started by a person, a device or the time; one more for each run in the chain. */
-  depth: number;
-  /** Automation ids of the chain, oldest first (the last few). */
-  chain: string[];
-}
-
-export interface TraceTrigger {
-  /** `trigger` (index into the definition's triggers), `manual` (by hand), `scene` (a scene action), `started`. */
-  kind: 'trigger' | 'manual' | 'scene';
-  index?: number;
-  /** In words: "motion of Hallway sensor changed to true". */
-  description: string;
-  at: string;
-  /** A time or sun trigger: the instant it was scheduled for, and how late it ran (a catch-up at start). */
-  scheduled?: string;
-  late_seconds?: number;
-  caused_by: Cause | null;
-}
-
-export interface ConditionResult {
-  path: string;
-  type: string;
-  result: boolean;
-  detail?: string;
-}
-
-export interface StepResult {
-  index: number;
-  type: string;
-  at: string;
-  /** `retry`: a device command failed and is tried again; `failed`: the action failed for good (the run went on). */
-  outcome: 'done' | 'failed' | 'retry' | 'timed_out' | 'waiting' | 'resumed';
-  detail?: string;
-}
-
-export interface Trace {
-  run_id: string;
-  automation_id: string;
-  version: number;
-  trigger: TraceTrigger;
-  conditions: ConditionResult[];
-  steps: StepResult[];
-  started_at: string;
-  ended_at?: string;
-  result: TraceResult;
-  /** Why it stopped or was not run, in words. */
-  reason?: string;
-}
+import type { Bucket, Cause, ConditionResult, Trace, TraceTrigger } from './views.ts';
 
 /** The bucket a finished trace is kept in. */
 export function bucketOf(t: Trace): Bucket {

@@ -2,7 +2,7 @@
  * The automations' words for local time (weekdays, times of day, dates in traces), over the one
  * Zone of src/lib/zone.ts (which the history uses too).
  */
-import type { LocalDate } from '../lib/zone.ts';
+import type { LocalDate, Zone } from '../lib/zone.ts';
 
 export { addDays, type LocalDate, machineZone, type Resolution, type Wall, Zone } from '../lib/zone.ts';
 
@@ -25,4 +25,14 @@ export function parseTimeOfDay(text: string): number | undefined {
   const m = /^([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$/.exec(text);
   if (!m) return undefined;
   return Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3] ?? 0);
+}
+
+/** ISO 8601 of an instant on a zone's wall, with its offset: `2025-03-30T03:00:00+02:00`. */
+export function localIso(zone: Zone, t: number): string {
+  const w = zone.wall(t);
+  const two = (n: number) => String(n).padStart(2, '0');
+  const off = Math.round(zone.offset(t) / 60_000);
+  const sign = off < 0 ? '-' : '+';
+  const abs = Math.abs(off);
+  return `${dateText(w)}T${two(w.hour)}:${two(w.minute)}:${two(w.second)}${sign}${two(Math.floor(abs / 60))}:${two(abs % 60)}`;
 }

@@ -8,6 +8,7 @@ export const ErrorCode = {
   INVALID_PARAMETERS: 400,
   AUTH_FAILED: 401,
   NOT_FOUND: 404,
+  CONFLICT: 409,
   SERVER_ERROR: 500,
   DEVICE_NOT_FOUND: 110000,
   DISCOVERING_ZIGBEE: 110001,
@@ -41,6 +42,7 @@ export const errorMessages: Record<ErrorCodeValue, string> = {
   400: 'invalid parameters',
   401: 'headers.Authorization is invalid',
   404: 'not found',
+  409: 'the request cannot be done in the present state',
   500: 'server exception',
   110000: 'the sub-device or group for this id does not exist',
   110001: 'the gateway is discovering Zigbee devices',
@@ -73,9 +75,10 @@ export const errorMessages: Record<ErrorCodeValue, string> = {
  */
 export const SERVICE_FAILED = 'the service could not be reached or answered badly';
 
-/** Where each code is documented: spec section 7 except 404, which this gateway adds for unknown paths. */
+/** Where each code is documented: spec section 7 except those this gateway adds (404, 409). */
 export const errorOrigins: Partial<Record<ErrorCodeValue, string>> = {
-  404: 'this gateway: unknown path (HTTP status 404 with the envelope)',
+  404: 'this gateway: unknown path (HTTP status 404 with the envelope), or an unknown scene or automation',
+  409: 'this gateway: a scene or automation that is broken, or a run that did not start (its conditions, its run mode, a loop guard)',
 };
 
 /** Error types of the third-party event endpoint (T1, spec 4.4). */

@@ -11,9 +11,23 @@ function withDoc(out: JsonSchema, s: Schema): JsonSchema {
   return s.doc ? { ...out, description: s.doc } : out;
 }
 
-/** The JSON Schema of a catalog schema. */
-export function toJsonSchema(s: Schema): JsonSchema {
-  if (s.nullable) return { anyOf: [toJsonSchema({ ...s, nullable: false }), { type: 'null' }] };
+/**
+ * The JSON Schema of a catalog schema. With `defs` (a document's `components.schemas`), a named
+ * schema (`ref`) is given there once, under its name, and referred to by `$ref` wherever it
+ * appears (a recursive one refers to itself); without, it is given inline.
+ */
+export function toJsonSchema(s: Schema, defs?: Record<string, JsonSchema>): JsonSchema {
+  if (s.ref && defs) {
+    const $ref = `#/components/schemas/${s.ref}`;
+    if (!(s.ref in defs)) {
+      // Claimed first: a schema nested in itself refers to the entry being made.
+      defs[s.ref] = {};
+      defs[s.ref] = toJsonSchema({ ...s, ref: undefined }, defs);
+    }
+    return s.nullable ? { anyOf: [{ $ref }, { type: 'null' }] } : { $ref };
+  }
+  const inner = (x: Schema) => toJsonSchema(x, defs);
+  if (s.nullable) return { anyOf: [inner({ ...s, nullable: false }), { type: 'null' }] };
   switch (s.kind) {
     case 'number': {
       const out: JsonSchema = { type: s.int ? 'integer' : 'number' };
@@ -43,7 +57,7 @@ export function toJsonSchema(s: Schema): JsonSchema {
       const alternatives = new Set((s.exactlyOne ?? []).flat());
       const required: string[] = [];
       for (const [k, v] of Object.entries(s.fields)) {
-        properties[k] = toJsonSchema(v);
+        properties[k] = inner(v);
         if (!v.optional && !alternatives.has(k)) required.push(k);
       }
       const out: JsonSchema = { type: 'object', properties };
@@ -57,13 +71,13 @@ export function toJsonSchema(s: Schema): JsonSchema {
       return withDoc(out, s);
     }
     case 'array': {
-      const out: JsonSchema = { type: 'array', items: toJsonSchema(s.items) };
+      const out: JsonSchema = { type: 'array', items: inner(s.items) };
       if (s.minItems !== undefined) out.minItems = s.minItems;
       if (s.maxItems !== undefined) out.maxItems = s.maxItems;
       return withDoc(out, s);
     }
     case 'map': {
-      const out: JsonSchema = { type: 'object', additionalProperties: toJsonSchema(s.values) };
+      const out: JsonSchema = { type: 'object', additionalProperties: inner(s.values) };
       if (s.keyPattern) out.propertyNames = { pattern: s.keyPattern.source };
       return withDoc(out, s);
     }
@@ -71,7 +85,7 @@ export function toJsonSchema(s: Schema): JsonSchema {
       return withDoc(
         {
           oneOf: Object.entries(s.variants).map(([tag, variant]) => {
-            const v = toJsonSchema(variant);
+            const v = inner(variant);
             const props = { ...(v.properties as Record<string, JsonSchema>), [s.tag]: { const: tag } };
             return { ...v, properties: props };
           }),
@@ -79,6 +93,6 @@ export function toJsonSchema(s: Schema): JsonSchema {
         s,
       );
     case 'union':
-      return withDoc({ anyOf: s.options.map(toJsonSchema) }, s);
+      return withDoc({ anyOf: s.options.map(inner) }, s);
   }
 }

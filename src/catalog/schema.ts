@@ -9,6 +9,11 @@ interface Base {
   /** `null` is taken as absent (a field senders set to null rather than leave out). */
   nullable?: boolean;
   doc?: string;
+  /**
+   * Its name in a generated document's components: the document gives it once and refers to it
+   * (a recursive one, the automations' conditions, refers to itself).
+   */
+  ref?: string;
 }
 
 export interface NumberSchema extends Base {
@@ -142,6 +147,9 @@ export const opt = <S extends Schema>(s: S): S => ({ ...s, optional: true });
 export const optOrNull = <S extends Schema>(s: S): S => ({ ...s, optional: true, nullable: true });
 /** The same schema with a doc line. */
 export const doc = <S extends Schema>(s: S, text: string): S => ({ ...s, doc: text });
+
+/** A schema named in generated documents (given once in their components, referred to elsewhere). */
+export const named = <S extends Schema>(s: S, ref: string): S => ({ ...s, ref });
 
 /** A copy of the schema in which every field named `field` (at any depth) is replaced by fn(old). */
 export function mapField(schema: Schema, field: string, fn: (s: Schema) => Schema): Schema {

@@ -21,7 +21,7 @@ import { openDb } from '../store/db.ts';
 export const RESTORED_SETTINGS_FILE = 'settings-from-backup.env';
 
 function describe(c: BackupContents): string {
-  return `${c.devices} devices (${c.cameras} cameras), ${c.tokens} tokens, ${c.tts_engines} TTS engines, ${c.ui_cards} cards, ${c.security_modes} security modes`;
+  return `${c.devices} devices (${c.cameras} cameras), ${c.tokens} tokens, ${c.tts_engines} TTS engines, ${c.ui_cards} cards, ${c.security_modes} security modes, ${c.scenes} scenes, ${c.automations} automations`;
 }
 
 /**

@@ -98,6 +98,11 @@ export class IntegrationHost<S> {
     }
   }
 
+  /** A loaded integration itself, by id (the composition root hands the automations' engine to tests). */
+  get(id: string): Integration<S> | undefined {
+    return this.loaded.find((l) => l.id === id)?.integration;
+  }
+
   /** What an integration tells of itself; undefined when it is not loaded or tells nothing. */
   status(id: string): unknown {
     return this.loaded.find((l) => l.id === id)?.integration.status?.();

@@ -4,7 +4,7 @@
  * here; it gets what it uses through its context (src/core/integration.ts). See
  * docs/architecture.md, "Adding an integration".
  */
-import type { Integration, IntegrationContext, IntegrationEntry, IntegrationEvents } from '../core/integration.ts';
+import type { Integration, IntegrationEntry, IntegrationEvents } from '../core/integration.ts';
 import type { RouteDecl } from '../core/route.ts';
 import type { Settings } from '../settings/index.ts';
 
@@ -20,6 +20,13 @@ export const INTEGRATIONS: readonly IntegrationEntry<Settings>[] = [
     id: 'metrics',
     enabled: (s) => s.metrics !== 'off',
     load: async () => (await import('./metrics/integration.ts')).metricsIntegration(),
+  },
+  {
+    // Scenes and automations (src/automations, a folder of its own): always. Before Home
+    // Assistant, which shows the scenes (and stops first).
+    id: 'automations',
+    enabled: () => true,
+    load: async () => (await import('../automations/integration.ts')).automationsIntegration(),
   },
   {
     // Always (small): its routes answer in every mode. Before the bridges, so that they find the
@@ -57,19 +64,18 @@ export async function loadIntegrations(
 }
 
 /**
- * The routes and events the integrations add to the Open API, for its documents (`npm run docs`,
- * docs/openapi.json and docs/asyncapi.json): of every integration of the table, declared with a
- * context that no handler runs with.
+ * The Open API routes and events of the integrations every gateway loads (the scenes and
+ * automations, the Zigbee upkeep), as the generated documents show them (docs/openapi.json,
+ * docs/asyncapi.json): the declarations only, whose handlers are never called.
  */
-export async function openApiDeclarations(
-  table: readonly IntegrationEntry<Settings>[] = INTEGRATIONS,
-): Promise<{ routes: RouteDecl[]; events: NonNullable<IntegrationEvents['openApi']> }> {
-  const routes: RouteDecl[] = [];
-  const events: NonNullable<IntegrationEvents['openApi']> = {};
-  for (const entry of table) {
-    const integration = await entry.load();
-    routes.push(...(integration.routes?.({} as IntegrationContext<Settings>).openApi ?? []));
-    Object.assign(events, integration.events?.openApi);
-  }
-  return { routes, events };
+export async function documented(): Promise<{
+  routes: RouteDecl[];
+  events: NonNullable<IntegrationEvents['openApi']>;
+}> {
+  const automations = await import('../automations/integration.ts');
+  const zigbee = await import('./zigbee/index.ts');
+  return {
+    routes: [...automations.documentedRoutes(), ...zigbee.documentedRoutes()],
+    events: { ...automations.AUTOMATION_EVENTS.openApi, ...zigbee.ZIGBEE_EVENTS },
+  };
 }

@@ -55,10 +55,17 @@ function socketProblem(err: NodeJS.ErrnoException, socketPath: string): Error {
   return err;
 }
 
+/**
+ * How long a command waits for the running gateway's answer. Generous: on a small box a gateway
+ * that is starting (the Matter bridge loading matter.js) can be busy for several seconds, and a
+ * command that gives up then fails for nothing; a gateway that does not answer in this time is stuck.
+ */
+const ANSWER_MS = 30_000;
+
 /** Sends one request to the running gateway's control socket and returns its JSON answer. */
 export function controlRequest<T>(socketPath: string, method: string, path: string, body?: unknown): Promise<T> {
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath, method, path, timeout: 5000 }, (res) => {
+    const req = request({ socketPath, method, path, timeout: ANSWER_MS }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk) => {
@@ -74,7 +81,7 @@ export function controlRequest<T>(socketPath: string, method: string, path: stri
         }
       });
     });
-    req.on('timeout', () => req.destroy(new Error('the gateway did not answer within 5 s')));
+    req.on('timeout', () => req.destroy(new Error(`the gateway did not answer within ${ANSWER_MS / 1000} s`)));
     req.on('error', (err: NodeJS.ErrnoException) => reject(socketProblem(err, socketPath)));
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });

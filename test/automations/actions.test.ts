@@ -2,12 +2,14 @@
  * The other triggers, conditions and actions on a real gateway with the simulated Zigbee network:
  * speaking through the built-in TTS engine, a sound, enabling another automation and notifying;
  * the alarm raised by a smoke sensor and its end; the gateway's start; conditions on device
- * values, online states and security modes; a device offline for ten minutes.
+ * values, online states and security modes; a device offline for ten minutes; a scene's device
+ * command in the activity log, by the automation that sent it.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { DefinitionInput } from '../../src/automations/index.ts';
 import { settle } from '../helpers/clock.ts';
+import { recordingLog } from '../helpers/log.ts';
 import { type Home, MIN, named, startHome, until } from './home.ts';
 
 function save(home: Home, def: DefinitionInput): string {
@@ -62,6 +64,28 @@ describe('actions', () => {
 });
 
 describe('triggers', () => {
+  test('a device command and an arming of a scene are in the activity log as done by the scene, by its name', async (t) => {
+    const rec = recordingLog('info');
+    const home = await startHome({ zigbee: 12, log: rec.log });
+    t.after(() => home.stop());
+    const light = home.device('LED1836G9').serial;
+    const name = home.g.gateway.devices.registry.get(light)?.name;
+    const id = save(home, {
+      kind: 'scene',
+      name: 'Reading light',
+      actions: [
+        { type: 'device', device: light, state: { power: { powerState: 'on' } } },
+        { type: 'security', action: 'arm', sid: 1 },
+      ],
+    });
+    assert.ok(home.engine.run(id).ok);
+    const lines = () => rec.lines.map((l) => JSON.parse(l).msg as string);
+    await until(() => lines().some((m) => m.startsWith('armed: ')));
+    assert.ok(lines().includes(`the automation Reading light changed ${name} (state): done`), lines().join('\n'));
+    const mode = home.g.gateway.security.list().find((m) => m.sid === 1)?.name;
+    assert.ok(lines().includes(`armed: ${mode}, by the automation Reading light`), lines().join('\n'));
+  });
+
   test('the alarm raised by a smoke sensor runs one automation, and its end another', async (t) => {
     const home = await startHome({ zigbee: 12 });
     t.after(() => home.stop());

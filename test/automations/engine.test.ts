@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { DefinitionInput } from '../../src/automations/index.ts';
 import { settle } from '../helpers/clock.ts';
-import { type Home, MIN, named, S, startHome, until } from './home.ts';
+import { type Home, hallLight, MIN, named, S, startHome, until } from './home.ts';
 
 const LIGHT = 'LED1836G9';
 const MOTION = 'RTCGQ11LM';
@@ -30,21 +30,9 @@ async function turn(home: Home, serial: string, to: 'on' | 'off'): Promise<void>
   await until(() => power(home, serial) === to);
 }
 
-/** The motion automation of the issue: light on, two minutes, light off. */
-function hallLight(home: Home): string {
-  const light = home.device(LIGHT);
-  const motion = home.device(MOTION);
-  return save(home, {
-    kind: 'automation',
-    name: 'Hall light on motion',
-    mode: 'restart',
-    triggers: [{ type: 'state', device: motion.serial, capability: 'motion', to: true }],
-    actions: [
-      { type: 'device', device: light.serial, state: { power: { powerState: 'on' } } },
-      { type: 'delay', seconds: 120 },
-      { type: 'device', device: light.serial, state: { power: { powerState: 'off' } } },
-    ],
-  });
+/** The motion automation of the issue, saved: light on, two minutes, light off. */
+function hallLightOn(home: Home): string {
+  return save(home, hallLight(home.device(MOTION).serial, home.device(LIGHT).serial));
 }
 
 async function motionSeen(home: Home): Promise<number> {
@@ -58,7 +46,7 @@ describe('a motion sensor and a light', () => {
   test('motion turns the light on and two minutes later off, with a trace of each step', async (t) => {
     const home = await startHome({ zigbee: 12 });
     t.after(() => home.stop());
-    const id = hallLight(home);
+    const id = hallLightOn(home);
     const light = home.device(LIGHT).serial;
     const at = await motionSeen(home);
     home.clock.advance(2 * MIN - S);
@@ -80,7 +68,7 @@ describe('a motion sensor and a light', () => {
   test('a restart in the middle of the two minutes: the light still goes off at the right moment', async (t) => {
     let home = await startHome({ zigbee: 12 });
     t.after(() => home.stop());
-    const id = hallLight(home);
+    const id = hallLightOn(home);
     const light = home.device(LIGHT).serial;
     const at = await motionSeen(home);
     home.clock.advance(50 * S);
@@ -103,7 +91,7 @@ describe('a motion sensor and a light', () => {
   test('a delay that ran out while the gateway was down ends at once at the start, its trace saying how late', async (t) => {
     let home = await startHome({ zigbee: 12 });
     t.after(() => home.stop());
-    const id = hallLight(home);
+    const id = hallLightOn(home);
     const light = home.device(LIGHT).serial;
     await motionSeen(home);
     home.clock.advance(MIN);
@@ -126,7 +114,7 @@ describe('a motion sensor and a light', () => {
   test('a state restored at a restart, or reported again, starts nothing', async (t) => {
     let home = await startHome({ zigbee: 12 });
     t.after(() => home.stop());
-    const id = hallLight(home);
+    const id = hallLightOn(home);
     const motion = home.device(MOTION);
     await motionSeen(home);
     home.net?.sim().report(motion.ieee, { occupancy: true });
@@ -335,7 +323,7 @@ describe('buttons, scenes, security and broken automations', () => {
   test('removing a device leaves the automations naming it broken: skipped, refused by hand, never a crash', async (t) => {
     const home = await startHome({ zigbee: 12 });
     t.after(() => home.stop());
-    const id = hallLight(home);
+    const id = hallLightOn(home);
     const light = home.device(LIGHT).serial;
     const r = await home.g.gateway.devices.remove(light);
     assert.ok(r.ok, JSON.stringify(r));

@@ -18,6 +18,8 @@ export interface CliOptions {
   compiled?: boolean;
   /** Node's own flags, before the script (e.g. `--import` of a recorder). */
   nodeArgs?: string[];
+  /** Standard input as a pipe the test writes to (`child.stdin`: a gateway's test clock); else none. */
+  stdin?: boolean;
 }
 
 function cliArgv(args: string[], opts: CliOptions): string[] {
@@ -84,7 +86,7 @@ export function spawnCli(args: string[], opts: CliOptions = {}): CliProcess {
   const child = spawn(process.execPath, cliArgv(args, opts), {
     cwd: ROOT,
     env: cleanEnv(opts.env),
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [opts.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     detached: true,
   });
   let out = '';

@@ -1,62 +1,8 @@
-/** A clock driven by hand for tests: timers fire only when the test moves time past them. */
-import type { Clock } from '../../src/lib/clock.ts';
+/** A clock driven by hand for tests (src/lib/manual-clock.ts), and waiting for what its timers set off. */
 
-/** A clock that moves only when told; timers fire in order as it passes them. */
-export class ManualClock implements Clock {
-  private timers: { at: number; seq: number; fn: () => void }[] = [];
-  private seq = 0;
-  /** Timers fired so far. */
-  fired = 0;
+export { ManualClock } from '../../src/lib/manual-clock.ts';
 
-  /**
-   * `zeroAtOnce`: a timer of 0 ms runs on the next turn of the event loop without the clock being
-   * moved, as a driver's "retry now" does with the real clock (the herdsman tests).
-   */
-  constructor(
-    private t = Date.UTC(2025, 0, 1),
-    private readonly opts: { zeroAtOnce?: boolean } = {},
-  ) {}
-
-  now(): number {
-    return this.t;
-  }
-
-  setTimer(ms: number, fn: () => void): () => void {
-    if (this.opts.zeroAtOnce && ms <= 0) {
-      const immediate = setImmediate(fn);
-      return () => clearImmediate(immediate);
-    }
-    const timer = { at: this.t + Math.max(0, ms), seq: this.seq++, fn };
-    this.timers.push(timer);
-    return () => {
-      this.timers = this.timers.filter((x) => x !== timer);
-    };
-  }
-
-  /** Moves time forward by `ms`, firing each timer due on the way at its own time. */
-  advance(ms: number): void {
-    const target = this.t + ms;
-    for (;;) {
-      const due = this.timers.filter((x) => x.at <= target).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
-      if (!due) break;
-      this.timers = this.timers.filter((x) => x !== due);
-      this.t = due.at;
-      this.fired++;
-      due.fn();
-    }
-    this.t = target;
-  }
-
-  /** Timers not yet fired. */
-  pending(): number {
-    return this.timers.length;
-  }
-
-  /** When the timers not yet fired are due (epoch ms, soonest first). */
-  dueTimes(): number[] {
-    return this.timers.map((x) => x.at).sort((a, b) => a - b);
-  }
-}
+import type { ManualClock } from '../../src/lib/manual-clock.ts';
 
 /** Lets real I/O (sockets, child processes) run: the clock of the gateway is manual, the network is not. */
 export function settle(ms = 30): Promise<void> {

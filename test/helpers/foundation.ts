@@ -60,9 +60,10 @@ export interface TestGateway {
   stop(): Promise<void>;
   /**
    * Stops this gateway, keeping its data folder, and starts a new one on that folder with the same
-   * options; the new one removes the folder on stop() when this one would have.
+   * options; the new one removes the folder on stop() when this one would have. `whileDown` runs
+   * between the stop and the start (a test moves its clock: the time the gateway was down).
    */
-  restart(): Promise<TestGateway>;
+  restart(whileDown?: () => void): Promise<TestGateway>;
 }
 
 export interface StartOptions {
@@ -71,6 +72,8 @@ export interface StartOptions {
   /** Reuse this data folder (and keep it after stop). */
   dataDir?: string;
   gatewayOptions?: GatewayOptions;
+  /** Runs once the gateway is built, before it starts (a test that must hear every event of a start subscribes here). */
+  beforeStart?: (gateway: Gateway) => void;
 }
 
 /** Starts a gateway listening on 127.0.0.1:<free port>. Call stop() in t.after/after. */
@@ -86,6 +89,7 @@ async function launch(opts: StartOptions, dataDir: string, ownDir: boolean): Pro
   const gateway = createGateway(testSettings(dataDir, opts.overrides), { ...opts.gatewayOptions, answerCheck });
   let url: string;
   try {
+    opts.beforeStart?.(gateway);
     url = await gateway.start();
   } catch (err) {
     await gateway.stop().catch(() => {});
@@ -116,8 +120,9 @@ async function launch(opts: StartOptions, dataDir: string, ownDir: boolean): Pro
       return r.json.data.token as string;
     },
     stop: () => halt(true),
-    async restart() {
+    async restart(whileDown) {
       await halt(false);
+      whileDown?.();
       return launch(opts, dataDir, ownDir);
     },
   };

@@ -396,6 +396,12 @@ export const COMPONENTS: Readonly<Record<string, ComponentSchema>> = {
     deviceClasses: ['identify', 'restart', 'update'],
     keys: ['command_template', 'command_topic', 'device_class', 'payload_press', 'retain'],
   },
+  // home-assistant.io/integrations/scene.mqtt: activating it publishes `payload_on` (default ON).
+  scene: {
+    entity: true,
+    required: ['command_topic'],
+    keys: ['command_topic', 'payload_on', 'retain'],
+  },
   // home-assistant.io/integrations/camera.mqtt: the payload on `topic` is the image file itself,
   // or its base64 text with `image_encoding: b64`.
   camera: {

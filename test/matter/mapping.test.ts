@@ -17,6 +17,7 @@ import {
   airQuality,
   batteryValues,
   clip,
+  differing,
   endpointValues,
   fromLevel,
   fromMireds,
@@ -180,6 +181,52 @@ describe('states become Matter values in Matter units', () => {
     assert.equal(airQuality(10, 2500), 5);
     assert.equal(clip('Wohnzimmer Deckenleuchte über dem Esstisch'), 'Wohnzimmer Deckenleuchte über d');
     assert.ok(Buffer.byteLength(clip('💡'.repeat(20))) <= 32, 'cut on a character boundary, within 32 bytes');
+  });
+});
+
+describe('a report sets on the bridge only what changed', () => {
+  /** A struct as matter.js's state view shows it: an object of its own class, not a plain one. */
+  class StructView {
+    constructor(readonly occupied: boolean) {}
+  }
+  const holds: Record<string, Record<string, unknown>> = {
+    onOff: { onOff: true },
+    levelControl: { currentLevel: 127, minLevel: 1 },
+    occupancySensing: { occupancy: new StructView(true) },
+    temperatureMeasurement: { measuredValue: null },
+  };
+  const current = (behavior: string) => holds[behavior];
+
+  test('a report that repeats every value the endpoint shows sets nothing', () => {
+    const patch = {
+      onOff: { onOff: true },
+      levelControl: { currentLevel: 127 },
+      occupancySensing: { occupancy: { occupied: true } },
+      temperatureMeasurement: { measuredValue: null },
+    };
+    assert.deepEqual(differing(patch, current), {});
+  });
+
+  test('only the values that changed are set, each under its behavior', () => {
+    const patch = {
+      onOff: { onOff: false },
+      levelControl: { currentLevel: 127, minLevel: 2 },
+      occupancySensing: { occupancy: { occupied: false } },
+      temperatureMeasurement: { measuredValue: 2150 },
+    };
+    assert.deepEqual(differing(patch, current), {
+      onOff: { onOff: false },
+      levelControl: { minLevel: 2 },
+      occupancySensing: { occupancy: { occupied: false } },
+      temperatureMeasurement: { measuredValue: 2150 },
+    });
+  });
+
+  test('a value the endpoint does not hold yet, or a behavior it lacks, is set as reported (matter.js then says what it refuses)', () => {
+    assert.deepEqual(differing({ levelControl: { maxLevel: 254 }, fanControl: { percentSetting: 50 } }, current), {
+      levelControl: { maxLevel: 254 },
+      fanControl: { percentSetting: 50 },
+    });
   });
 });
 

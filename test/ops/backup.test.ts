@@ -357,12 +357,25 @@ describe('the CLI', () => {
     const dir = tempDir('opencube-cli-');
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'nightly.backup');
+    // A scene and an automation, counted in the summary.
+    const made = await Promise.all(
+      [
+        { kind: 'scene', name: 'Night', actions: [{ type: 'notify', message: 'night' }] },
+        {
+          kind: 'automation',
+          name: 'At seven',
+          triggers: [{ type: 'time', at: '07:00' }],
+          actions: [{ type: 'notify', message: 'morning' }],
+        },
+      ].map((body) => call(a.url, 'POST', rest('v2', 'opencube/automations'), { token: rig.token, body })),
+    );
+    for (const r of made) assert.equal(r.json?.error, 0, r.text);
 
     const backup = await runCli(['backup', file, '--data-dir', a.dataDir]);
     assert.equal(backup.code, 0, backup.stderr);
     assert.equal(
       backup.stdout,
-      `backup written to ${file}: 4 devices (1 cameras), 1 tokens, 1 TTS engines, 1 cards, 3 security modes\n`,
+      `backup written to ${file}: 4 devices (1 cameras), 1 tokens, 1 TTS engines, 1 cards, 3 security modes, 1 scenes, 1 automations\n`,
     );
     assert.equal(statSync(file).mode & 0o777, 0o600);
     assert.deepEqual(readdirSync(dir), ['nightly.backup'], 'no partial file is left');

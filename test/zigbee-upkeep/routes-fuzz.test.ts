@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import pino from 'pino';
 import { ErrorCode } from '../../src/catalog/errors.ts';
 import type { RouteDecl } from '../../src/core/route.ts';
-import { openApiDeclarations } from '../../src/integrations/load.ts';
+import { documentedRoutes } from '../../src/integrations/zigbee/index.ts';
 import { consoleClient } from '../console/client.ts';
 import { call, listDevices, rest, startGateway, type TestGateway, waitForValue } from '../helpers/foundation.ts';
 
@@ -50,7 +50,7 @@ before(async () => {
   });
   assert.equal(made.json.error, 0, made.text);
   groupRefs = [made.json.data.group.group, made.json.data.group.serial_number];
-  routes = (await openApiDeclarations()).routes.filter((r) => r.path.startsWith('/zigbee/'));
+  routes = documentedRoutes();
 });
 
 after(() => g?.stop());

@@ -2,7 +2,9 @@
  * The factory reset (spec 3: "gateway device reset" clears tokens): every token, device, TTS
  * engine and dashboard card goes, in one transaction, and so does the Matter bridge's identity (its
  * fabrics, keys and pairing code: a reset gateway is a new bridge to every controller, as a reset
- * hardware gateway is); the settings of the speaker, the security modes and the Matter switch stay. One
+ * hardware gateway is), and every scene and automation with its runs and traces (they name the
+ * devices that went: a reset hardware gateway has no scenes either; a backup taken before keeps
+ * them); the settings of the speaker, the security modes and the Matter switch stay. One
  * function for the API, the CLI and the control socket: with the running gateway's services it
  * clears through them (memory follows, a deleteDevice event per device, streams end); without
  * (the gateway not running) it clears the store.
@@ -25,11 +27,17 @@ function clearMatterStorage(db: Db): void {
   db.prepare('DELETE FROM matter_storage').run();
 }
 
-/** Clears every token, device, TTS engine, card and the Matter identity; a failure midway leaves all of them stored. */
+/** Every scene and automation; their runs journal, holds, cursors and traces go with them (ON DELETE CASCADE). */
+function clearAutomations(db: Db): void {
+  db.prepare('DELETE FROM automations').run();
+}
+
+/** Clears every token, device, TTS engine, card, automation and the Matter identity; a failure midway leaves all of them stored. */
 export function factoryReset(db: Db, running?: RunningServices): void {
   if (!running) {
     db.transaction(() => {
       clearDevices(db);
+      clearAutomations(db);
       clearTtsEngines(db);
       clearUiCards(db);
       clearMatterStorage(db);
@@ -45,6 +53,8 @@ export function factoryReset(db: Db, running?: RunningServices): void {
     clearUiCards(db);
     // The caller stopped a running bridge first: matter.js would write its fabrics back.
     clearMatterStorage(db);
+    // The automations' engine is stopped around the reset (its integration's aroundReset).
+    clearAutomations(db);
     running.tokens.clear(false);
   });
   // After the deleteDevice events (published at the commit): the streams hear them, then end.

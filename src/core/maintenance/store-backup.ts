@@ -41,6 +41,9 @@ export interface BackupContents {
   tts_engines: number;
   ui_cards: number;
   security_modes: number;
+  /** Scenes and automations (their definitions, switches and traces). */
+  scenes: number;
+  automations: number;
 }
 
 export interface WriteBackupOptions {
@@ -138,6 +141,8 @@ export function countContents(db: Db): BackupContents {
     tts_engines: n('tts_engines'),
     ui_cards: n('ui_cards'),
     security_modes: n('security_modes'),
+    scenes: n('automations', "WHERE kind = 'scene'"),
+    automations: n('automations', "WHERE kind = 'automation'"),
   };
 }
 

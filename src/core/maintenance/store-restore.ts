@@ -27,7 +27,7 @@ import {
 import Database from 'better-sqlite3';
 import { readHead } from '../../lib/file-head.ts';
 import type { Log } from '../../lib/log.ts';
-import { type Db, migrate } from '../../store/db.ts';
+import { type Db, KvStore, migrate } from '../../store/db.ts';
 import {
   BACKUP_FORMAT,
   BACKUP_TABLE,
@@ -56,6 +56,13 @@ export type RestoreCheck =
       from_version: number;
     }
   | { ok: false; message: string };
+
+/**
+ * The mark a restored store carries until its first start reads it (`{taken_at}`: when the backup
+ * was taken, or null for a store copied by hand): the automations end the runs that were under
+ * way when the backup was taken instead of resuming them (docs/automations.md).
+ */
+export const RESTORED_FROM_KEY = 'restored_from';
 
 /** Where a running gateway stages a restore for its next start. */
 export function stagedPath(dbPath: string): string {
@@ -134,6 +141,7 @@ export function prepareRestore(path: string, stage: string, name = path): Restor
     db.exec(`DROP TABLE IF EXISTS ${BACKUP_TABLE}`);
     // An older schema becomes this release's here, before anything is replaced.
     migrate(db);
+    new KvStore(db).set(RESTORED_FROM_KEY, { taken_at: checked.meta?.created_at ?? null });
     const fk = db.pragma('foreign_key_check') as unknown[];
     if (fk.length > 0) return refuse(`${name} is damaged: ${fk.length} rows refer to rows that are not there`);
     // Every row through the readers of the gateway's start: what they cannot read is found now,

@@ -8,6 +8,7 @@ const STATUS: Partial<Record<ErrorCodeValue, number>> = {
   [ErrorCode.INVALID_PARAMETERS]: 400,
   [ErrorCode.AUTH_FAILED]: 401,
   [ErrorCode.NOT_FOUND]: 404,
+  [ErrorCode.CONFLICT]: 409,
   [ErrorCode.DEVICE_NOT_FOUND]: 404,
   [ErrorCode.DISCOVERING_ZIGBEE]: 409,
   [ErrorCode.DEVICE_OFFLINE]: 409,

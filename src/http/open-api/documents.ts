@@ -1,7 +1,7 @@
 /**
  * The generated documents of the Open API as files: docs/openapi.json and docs/asyncapi.json (npm
- * run docs), with the routes and events the integrations add (given by the caller: the HTTP layer
- * knows no integration).
+ * run docs), with what the integrations every gateway loads add to them (`contributed`: the
+ * scenes and automations' routes and events, src/integrations/load.ts `documented()`).
  */
 import type { RouteDecl } from '../../core/route.ts';
 import { asyncApiDocument } from './asyncapi.ts';
@@ -11,25 +11,24 @@ import { openApiRoutes } from './plugin.ts';
 import { openApiRoute } from './route.ts';
 import type { OpenApiServices } from './services.ts';
 
-/** What the integrations add to the Open API (src/integrations/load.ts: openApiDeclarations). */
+/** What integrations add to the documents. */
 export interface Contributed {
   routes: readonly RouteDecl[];
   events: OpenApiEvents;
 }
 
-const NONE: Contributed = { routes: [], events: {} };
-
 /** The route declarations with services that are never called (the documents need only the declarations). */
-function declarations(extra: Contributed) {
-  return [...openApiRoutes({} as OpenApiServices), ...extra.routes.map(openApiRoute)];
+function declarations() {
+  return openApiRoutes({} as OpenApiServices);
 }
 
 /** docs/openapi.json. */
-export function openApiJson(extra: Contributed = NONE): string {
-  return `${JSON.stringify(openApiDocument(declarations(extra)), null, 2)}\n`;
+export function openApiJson(contributed: Contributed): string {
+  const routes = [...declarations(), ...contributed.routes.map(openApiRoute)];
+  return `${JSON.stringify(openApiDocument(routes), null, 2)}\n`;
 }
 
 /** docs/asyncapi.json. */
-export function asyncApiJson(extra: Contributed = NONE): string {
-  return `${JSON.stringify(asyncApiDocument(extra.events), null, 2)}\n`;
+export function asyncApiJson(contributed: Contributed): string {
+  return `${JSON.stringify(asyncApiDocument(contributed.events), null, 2)}\n`;
 }

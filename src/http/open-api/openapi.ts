@@ -49,18 +49,18 @@ const T1_REPLY: JsonSchema = {
   },
 };
 
-function operation(spec: RouteSpec, version: string, method: Method): JsonSchema {
+function operation(spec: RouteSpec, version: string, method: Method, defs: Record<string, JsonSchema>): JsonSchema {
   const codes = spec.auth === 'handler' || spec.envelope === false ? [] : [...ALWAYS, ...(spec.errors ?? [])];
   if (spec.auth === 'none') codes.splice(codes.indexOf(401), 1);
   const parameters: JsonSchema[] = [];
   for (const [name, schema] of Object.entries(spec.params ?? {}))
-    parameters.push({ name, in: 'path', required: true, schema: toJsonSchema(schema) });
+    parameters.push({ name, in: 'path', required: true, schema: toJsonSchema(schema, defs) });
   for (const [name, schema] of Object.entries(spec.query?.fields ?? {}))
-    parameters.push({ name, in: 'query', required: !schema.optional, schema: toJsonSchema(schema) });
+    parameters.push({ name, in: 'query', required: !schema.optional, schema: toJsonSchema(schema, defs) });
   if (spec.auth === 'token-or-query')
     parameters.push({ name: 'access_token', in: 'query', required: false, schema: { type: 'string' } });
   const request: Schema | undefined = spec.body ?? spec.requestDoc;
-  const answer = toJsonSchema(spec.answer ?? obj({}));
+  const answer = toJsonSchema(spec.answer ?? obj({}), defs);
   const json = 'application/json';
   const ok: JsonSchema =
     spec.envelope === false
@@ -82,7 +82,9 @@ function operation(spec: RouteSpec, version: string, method: Method): JsonSchema
           ? [{ bearer: [] }, { queryToken: [] }]
           : [{ bearer: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(request ? { requestBody: { required: false, content: { [json]: { schema: toJsonSchema(request) } } } } : {}),
+    ...(request
+      ? { requestBody: { required: false, content: { [json]: { schema: toJsonSchema(request, defs) } } } }
+      : {}),
     responses: {
       200: {
         description:
@@ -98,13 +100,15 @@ function operation(spec: RouteSpec, version: string, method: Method): JsonSchema
 /** The document. */
 export function openApiDocument(routes: readonly RouteSpec[]): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
+  /** The named schemas, given once and referred to (the automations' definitions). */
+  const schemas: Record<string, JsonSchema> = {};
   for (const version of ['v1', 'v2']) {
     for (const spec of routes) {
       const path = `/open-api/${version}/rest${spec.path}`;
       const item = paths[path] ?? {};
       paths[path] = item;
       for (const method of Array.isArray(spec.method) ? spec.method : [spec.method as Method])
-        item[method.toLowerCase()] = operation(spec, version, method);
+        item[method.toLowerCase()] = operation(spec, version, method, schemas);
     }
     paths[`/open-api/${version}/sse/bridge`] = {
       get: {
@@ -139,6 +143,7 @@ export function openApiDocument(routes: readonly RouteSpec[]): JsonSchema {
         bearer: { type: 'http', scheme: 'bearer', description: 'a token from G1' },
         queryToken: { type: 'apiKey', in: 'query', name: 'access_token' },
       },
+      ...(Object.keys(schemas).length > 0 ? { schemas } : {}),
     },
     paths,
   };

@@ -87,7 +87,11 @@ export const failed = (code: ErrorCodeValue, message: string): RouteResult => ({
  * the envelope.
  */
 export function openApiRoute(decl: RouteDecl): RouteSpec {
-  const words = decl.path.split('/').filter((p) => p !== '' && !p.startsWith('{'));
+  // Path parameters count (`{id}` as `id`): `/things` and `/things/{id}` are two operations.
+  const words = decl.path
+    .split('/')
+    .filter((p) => p !== '')
+    .map((p) => p.replace(/[{}]/g, ''));
   return {
     ...decl,
     id: `X-${words.join('-')}`,

@@ -19,6 +19,7 @@ import { type BridgeLog, Connection } from './connection.ts';
 import { bridgeDiscovery, entityDiscovery, type Origin } from './discovery.ts';
 import { entitiesOf } from './entities.ts';
 import type { Entity } from './entity.ts';
+import { SCENE_ON, type ScenesPort, type SceneView, sceneOf, sceneTopics } from './scenes.ts';
 import { type TopicSettings, Topics, topicSafe } from './topics.ts';
 import { shown } from './values.ts';
 
@@ -41,6 +42,8 @@ export interface BridgeOptions extends TopicSettings {
   clock: Clock;
   reconnectMinMs?: number;
   reconnectMaxMs?: number;
+  /** The gateway's scenes, each a scene entity that runs it (scenes.ts); absent: none shown. */
+  scenes?: ScenesPort;
 }
 
 function is<N extends EventName>(e: BusEvent, name: N): e is BusEvent<N> {
@@ -74,6 +77,10 @@ export class HomeAssistantBridge {
   private readonly toldRetained = new Set<string>();
   /** The name of the gateway's own device in Home Assistant: the gateway's, also after a rename. */
   private gatewayName: string;
+  /** The scenes published: retained topic -> payload (configs and availabilities). */
+  private sceneRetained = new Map<string, string>();
+  /** Reads of the scene list, one at a time (a change while one runs reads again after it). */
+  private sceneTurn: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: BridgeOptions) {
     this.topics = new Topics(opts);
@@ -103,6 +110,7 @@ export class HomeAssistantBridge {
   start(): void {
     for (const d of this.opts.registry.list()) this.sync(d.serial_number);
     this.unsubscribe = this.opts.bus.subscribe((e) => this.event(e));
+    this.refreshScenes();
     this.conn.start();
   }
 
@@ -120,7 +128,7 @@ export class HomeAssistantBridge {
   async stop(): Promise<void> {
     this.unsubscribe?.();
     this.feed.stop();
-    await Promise.allSettled([...this.queues.values()]);
+    await Promise.allSettled([...this.queues.values(), this.sceneTurn]);
     await this.conn.stop({ topic: this.topics.bridgeAvailability, payload: 'offline' });
   }
 
@@ -150,6 +158,7 @@ export class HomeAssistantBridge {
     const bridge = bridgeDiscovery(this.topics, this.origin, this.gatewayName);
     this.retained(bridge.topic, JSON.stringify(bridge.config), true);
     for (const serial of this.known.keys()) this.publishDevice(serial, true);
+    for (const [topic, payload] of this.sceneRetained) this.retained(topic, payload, true);
     // Pictures are not retained: a Home Assistant that (re)reads the configs gets one now.
     for (const serial of this.feed.serials()) this.shootIfOnline(serial, 'announced');
   }
@@ -192,6 +201,7 @@ export class HomeAssistantBridge {
     else if (is(e, 'device#updateDeviceInfo')) this.sync(e.data.endpoint.serial_number);
     else if (is(e, 'device#updateDeviceState')) this.stateChanged(e.data.endpoint.serial_number, e.data.payload);
     else if (is(e, 'device#deleteDevice')) this.forget(e.data.endpoint.serial_number);
+    else if (is(e, 'automation#changed')) this.refreshScenes();
     else if (is(e, 'device#updateDeviceOnline')) {
       const serial = e.data.endpoint.serial_number;
       if (this.known.has(serial))
@@ -283,6 +293,48 @@ export class HomeAssistantBridge {
     }
   }
 
+  // ---- scenes ----
+
+  /** Reads the scenes again (after the reads under way) and publishes what changed. */
+  private refreshScenes(): void {
+    const port = this.opts.scenes;
+    if (!port) return;
+    this.sceneTurn = this.sceneTurn
+      .then(async () => this.syncScenes(await port.list()))
+      .catch((err) => this.opts.log.warn({ err }, 'homeassistant: the scenes could not be read'));
+  }
+
+  /** Publishes each scene's config and availability; clears those of scenes gone. */
+  private syncScenes(list: readonly SceneView[]): void {
+    const next = new Map<string, string>();
+    for (const scene of list) {
+      const { config, availability } = sceneTopics(scene, this.topics, this.origin);
+      next.set(...config);
+      next.set(...availability);
+      this.configTopics.add(config[0]);
+    }
+    for (const [topic, payload] of next) this.retained(topic, payload);
+    for (const topic of this.sceneRetained.keys())
+      if (!next.has(topic)) {
+        this.configTopics.delete(topic);
+        this.clear(topic);
+      }
+    this.sceneRetained = next;
+  }
+
+  /** Home Assistant activated a scene entity: the scene runs (refused ones on the bridge's error topic). */
+  private async sceneCommand(topic: string, key: string, payload: Buffer): Promise<void> {
+    const text = payload.length > MAX_COMMAND_BYTES ? undefined : payload.toString('utf8');
+    const id = sceneOf(key);
+    const port = this.opts.scenes;
+    if (!id || !port) return this.refused(topic, 'bridge', text, ErrorCode.INVALID_PARAMETERS, `${key}: no such scene`);
+    if (text !== SCENE_ON)
+      return this.refused(topic, 'bridge', text, ErrorCode.INVALID_PARAMETERS, `payload: a scene takes ${SCENE_ON}`);
+    const r = await port.run(id);
+    if (!r.ok) return this.refused(topic, 'bridge', text, ErrorCode.CONFLICT, r.message);
+    this.opts.log.debug({ scene: id }, 'homeassistant: scene run');
+  }
+
   // ---- from the broker ----
 
   private message(topic: string, payload: Buffer, retained: boolean): void {
@@ -313,7 +365,8 @@ export class HomeAssistantBridge {
       if (payload.length > 0) this.ignoredRetained(topic);
       return;
     }
-    this.enqueue(cmd.serial, () => this.command(topic, cmd.serial, cmd.key, payload));
+    if (cmd.serial === 'bridge') this.enqueue('bridge', () => this.sceneCommand(topic, cmd.key, payload));
+    else this.enqueue(cmd.serial, () => this.command(topic, cmd.serial, cmd.key, payload));
   }
 
   /** Says once per topic and connection that a retained command was not run (a broker replays it at each one). */

@@ -30,7 +30,7 @@ import type { PairingSecrets } from './pairing.ts';
 import { PairingWindow } from './pairing-window.ts';
 import { type DevicePlan, type EndpointPlan, planDevice } from './plan.ts';
 import { qrSvg } from './qr-svg.ts';
-import { batteryValues, clip, endpointValues, fieldOf, type Patch } from './values.ts';
+import { batteryValues, clip, differing, endpointValues, fieldOf, type Patch } from './values.ts';
 
 export interface MatterLog {
   debug(obj: object, msg?: string): void;
@@ -156,8 +156,18 @@ export class MatterBridge {
     // Following the bus first, and the first build through the same per-device queues: a change
     // that comes while the devices are being built is applied after its device's build, not lost.
     this.unsubscribe = o.bus.subscribe((e) => this.event(e));
-    for (const d of o.registry.list()) this.enqueue(d.serial_number, (s) => this.sync(s));
-    await Promise.allSettled([...this.queues.values()]);
+    // One device after another: built all at once, every build's short-lived objects are alive
+    // together, and V8 grows its heap to that peak (docs/benchmarks.md, "The Matter bridge's memory").
+    let previous: Promise<void> = Promise.resolve();
+    for (const d of o.registry.list()) {
+      const before = previous;
+      this.enqueue(d.serial_number, async (s) => {
+        await before;
+        await this.sync(s);
+      });
+      previous = this.queues.get(d.serial_number) ?? previous;
+    }
+    await previous;
     await node.start();
     o.log.info({ port: o.port, devices: this.known.size }, 'matter: bridge started');
   }
@@ -386,10 +396,16 @@ export class MatterBridge {
     }
   }
 
-  /** Sets attribute values; a value Matter refuses (out of its range) is logged, the others still set. */
+  /**
+   * Sets the attribute values the endpoint does not hold already (nothing when none changed); a
+   * value Matter refuses (out of its range) is logged, the others still set.
+   */
   private async set(serial: string, endpoint: Endpoint, patch: Patch): Promise<void> {
+    const state = endpoint.state as unknown as Record<string, Record<string, unknown> | undefined>;
+    const changes = differing(patch, (behavior) => state[behavior]);
+    if (Object.keys(changes).length === 0) return;
     try {
-      await endpoint.set(patch as never);
+      await endpoint.set(changes as never);
     } catch (err) {
       this.opts.log.warn({ serial, err: (err as Error).message }, 'matter: a value of the device was not accepted');
     }

@@ -71,30 +71,34 @@ export async function startMatter(opts: MatterOptions): Promise<MatterHandle> {
   const secrets = pairingSecrets(opts.db);
   // Before matter.js itself loads: the gateway's own settings and signal handling stay in charge.
   (await import('./process-config.ts')).leaveProcessAlone();
-  const { environmentFor } = await import('./environment.ts');
-  const { MatterBridge } = await import('./bridge.ts');
-  const environment = environmentFor(opts.db, opts.interface, opts.log);
-  const bridge = new MatterBridge({
-    environment,
-    secrets,
-    uniqueId: bridgeUniqueId(opts.db),
-    port: opts.port,
-    ipv4: opts.listen_addresses.length === 0 || listen.ipv4 !== undefined,
-    ...(listen.ipv4 ? { listenIpv4: listen.ipv4 } : {}),
-    ...(listen.ipv6 ? { listenIpv6: listen.ipv6 } : {}),
-    gatewayName: opts.gatewayName,
-    version: opts.version,
-    registry: opts.registry,
-    devices: opts.devices,
-    bus: opts.bus,
-    log: opts.log,
-    clock: opts.clock,
+  const { withSmallYoungGeneration } = await import('./young-generation.ts');
+  return withSmallYoungGeneration(async () => {
+    await (await import('./load.ts')).loadMatterJs();
+    const { environmentFor } = await import('./environment.ts');
+    const { MatterBridge } = await import('./bridge.ts');
+    const environment = environmentFor(opts.db, opts.interface, opts.log);
+    const bridge = new MatterBridge({
+      environment,
+      secrets,
+      uniqueId: bridgeUniqueId(opts.db),
+      port: opts.port,
+      ipv4: opts.listen_addresses.length === 0 || listen.ipv4 !== undefined,
+      ...(listen.ipv4 ? { listenIpv4: listen.ipv4 } : {}),
+      ...(listen.ipv6 ? { listenIpv6: listen.ipv6 } : {}),
+      gatewayName: opts.gatewayName,
+      version: opts.version,
+      registry: opts.registry,
+      devices: opts.devices,
+      bus: opts.bus,
+      log: opts.log,
+      clock: opts.clock,
+    });
+    try {
+      await bridge.start();
+    } catch (err) {
+      await bridge.stop().catch(() => {});
+      throw err;
+    }
+    return bridge;
   });
-  try {
-    await bridge.start();
-  } catch (err) {
-    await bridge.stop().catch(() => {});
-    throw err;
-  }
-  return bridge;
 }

@@ -312,3 +312,33 @@ export function clip(text: string, maxBytes = 32): string {
   }
   return out;
 }
+
+/** Whether two attribute values are the same: primitives, lists and structs (read through matter.js's state views) compared by content. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/**
+ * The values of a patch that differ from what an endpoint holds (`current` reads one behavior's
+ * state). A device re-reports values that have not changed (sensors every few seconds, the
+ * simulated network every 15 s), and each matter.js `set` is a transaction that allocates and
+ * compares whether or not anything changed: with hundreds of bridged devices, that garbage is what
+ * the heap grows by between collections (docs/benchmarks.md, "The Matter bridge's memory").
+ */
+export function differing(patch: Patch, current: (behavior: string) => Record<string, unknown> | undefined): Patch {
+  const out: Patch = {};
+  for (const [behavior, values] of Object.entries(patch)) {
+    const now = current(behavior);
+    for (const [attr, v] of Object.entries(values)) {
+      if (now !== undefined && sameValue(now[attr], v)) continue;
+      out[behavior] ??= {};
+      (out[behavior] as Record<string, unknown>)[attr] = v;
+    }
+  }
+  return out;
+}

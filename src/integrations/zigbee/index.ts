@@ -7,11 +7,16 @@
  * group driver is brought (the groups' devices then stay offline, as the Zigbee devices do).
  */
 import type { Integration, IntegrationContext } from '../../core/integration.ts';
+import type { RouteDecl } from '../../core/route.ts';
 import { type MapStore, type StoredMap, ZigbeeUpkeepService } from '../../core/zigbee-upkeep/index.ts';
+import { systemClock } from '../../lib/clock.ts';
+import { silentLog } from '../../lib/log.ts';
 import type { Settings } from '../../settings/index.ts';
 import type { KvStore } from '../../store/db.ts';
 import { zigbeeRoutes } from './routes.ts';
 import { ZIGBEE_EVENTS } from './schemas.ts';
+
+export { ZIGBEE_EVENTS };
 
 /** The last map of each network, one key of the store each (a few hundred KB on a large network). */
 function storedMaps(kv: KvStore): MapStore {
@@ -46,4 +51,12 @@ export function zigbeeIntegration(): Integration<Settings> {
     start: (ctx) => upkeep(ctx).start(),
     stop: () => service?.stop(),
   };
+}
+
+/** The routes as the generated documents show them (their handlers are never called). */
+export function documentedRoutes(): RouteDecl[] {
+  const none = (): never => {
+    throw new Error('a route of the documents is never called');
+  };
+  return zigbeeRoutes(none, systemClock, silentLog);
 }

@@ -1,0 +1,357 @@
+/**
+ * The fields the IF/THEN editor is made of, each offering only what a save accepts: a device
+ * (those that have what the row needs), one of its values (from the gateway's choices: the
+ * catalog's fields of its own capabilities, within its own ranges), a value of that field, a
+ * comparison, a time of day, weekdays, a sun event with its offset, a duration.
+ */
+import { cloneElement, type VNode } from 'preact';
+import { useId } from 'preact/hooks';
+import {
+  choiceOf,
+  type DeviceChoices,
+  deviceNamed,
+  type ValueChoice,
+  valueKey,
+  valueLabel,
+  WEEKDAYS,
+} from '../automations.ts';
+import { humanize } from '../format.ts';
+import type { Device } from '../types.ts';
+
+type Row = Record<string, unknown>;
+
+/**
+ * A labelled field of a row: its one control (the child) named by the label alone, so that a
+ * screen reader (and a test) reads "Device", not the label with the value chosen.
+ */
+export function Field(p: { label: string; children: VNode; wide?: boolean }) {
+  const id = useId();
+  return (
+    <div class={p.wide ? 'field wide' : 'field'}>
+      <label class="field-label" for={id}>
+        {p.label}
+      </label>
+      {cloneElement(p.children, { id })}
+    </div>
+  );
+}
+
+/** A choice among the devices that offer what the row needs. */
+export function DeviceField(p: {
+  devices: readonly DeviceChoices[];
+  value: unknown;
+  onChange: (dc: DeviceChoices) => void;
+  label?: string;
+}) {
+  const known = p.devices.some((d) => d.serial_number === p.value);
+  return (
+    <Field label={p.label ?? 'Device'}>
+      <select
+        value={known ? String(p.value) : ''}
+        onChange={(e) => {
+          const dc = p.devices.find((d) => d.serial_number === (e.target as HTMLSelectElement).value);
+          if (dc) p.onChange(dc);
+        }}
+      >
+        {!known && (
+          <option value="" disabled>
+            {p.value === undefined ? 'Choose a device' : `A device that is gone (${String(p.value)})`}
+          </option>
+        )}
+        {p.devices.map((d) => (
+          <option key={d.serial_number} value={d.serial_number}>
+            {d.name}
+            {d.online ? '' : ' (offline)'}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
+
+/** The reference of a value on a row: its capability, name and field. */
+export function refOf(v: ValueChoice): Row {
+  return { capability: v.capability, ...(v.name !== undefined ? { name: v.name } : {}), field: v.field };
+}
+
+/** A choice among a device's values (Motion, Temperature, Power...). */
+export function ValueRefField(p: {
+  dc?: DeviceChoices;
+  device?: Device;
+  row: Row;
+  onChange: (v: ValueChoice) => void;
+}) {
+  const current = choiceOf(p.dc, p.row);
+  const values = p.dc?.values ?? [];
+  return (
+    <Field label="Value">
+      <select
+        value={current ? valueKey(current) : ''}
+        onChange={(e) => {
+          const v = values.find((x) => valueKey(x) === (e.target as HTMLSelectElement).value);
+          if (v) p.onChange(v);
+        }}
+      >
+        {!current && (
+          <option value="" disabled>
+            Choose a value
+          </option>
+        )}
+        {values.map((v) => (
+          <option key={valueKey(v)} value={valueKey(v)}>
+            {valueLabel(p.device, v)}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
+
+/** The first value a field takes (a new row starts with it). */
+export function firstValue(v: ValueChoice): unknown {
+  if (v.values && v.values.length > 0) return v.values[0];
+  if (v.type === 'number') return v.min ?? 0;
+  return '';
+}
+
+/** An input for one value of a field: its values to choose from, or a number within its range. */
+export function ValueInput(p: {
+  choice: ValueChoice;
+  device?: Device;
+  value: unknown;
+  onChange: (v: unknown) => void;
+  label: string;
+}) {
+  const c = p.choice;
+  if (c.values && c.values.length > 0) {
+    const index = c.values.indexOf(p.value);
+    const path = [c.capability, ...(c.name !== undefined ? [c.name] : []), c.field].join('/');
+    const words = p.device?.layout.readings.find((r) => r.path.join('/') === path)?.words;
+    const word = (v: unknown) =>
+      typeof v === 'boolean' ? (words ? (v ? words[0] : words[1]) : v ? 'Yes' : 'No') : humanize(String(v));
+    return (
+      <Field label={p.label}>
+        <select
+          value={index === -1 ? '' : String(index)}
+          onChange={(e) => p.onChange(c.values?.[Number((e.target as HTMLSelectElement).value)])}
+        >
+          {index === -1 && (
+            <option value="" disabled>
+              Choose
+            </option>
+          )}
+          {c.values.map((v, i) => (
+            <option key={String(v)} value={String(i)}>
+              {word(v)}
+            </option>
+          ))}
+        </select>
+      </Field>
+    );
+  }
+  if (c.type === 'number')
+    return (
+      <Field label={c.unit ? `${p.label} (${c.unit})` : p.label}>
+        <input
+          type="number"
+          inputMode="decimal"
+          step="any"
+          min={c.min}
+          max={c.max}
+          value={typeof p.value === 'number' ? p.value : ''}
+          onInput={(e) => {
+            const text = (e.target as HTMLInputElement).value;
+            p.onChange(text === '' ? undefined : Number(text));
+          }}
+        />
+      </Field>
+    );
+  return (
+    <Field label={p.label}>
+      <input
+        value={typeof p.value === 'string' ? p.value : ''}
+        onInput={(e) => p.onChange((e.target as HTMLInputElement).value)}
+      />
+    </Field>
+  );
+}
+
+/** A comparison of a value: is, is above, is below (numbers), and the value compared with. */
+export function Comparison(p: { choice: ValueChoice; device?: Device; row: Row; onChange: (row: Row) => void }) {
+  const { equals: _e, above: _a, below: _b, ...rest } = p.row;
+  const op = p.row.above !== undefined ? 'above' : p.row.below !== undefined ? 'below' : 'equals';
+  const value = p.row[op];
+  const numeric = p.choice.type === 'number';
+  return (
+    <>
+      {numeric && (
+        <Field label="Is">
+          <select
+            value={op}
+            onChange={(e) =>
+              p.onChange({ ...rest, [(e.target as HTMLSelectElement).value]: value ?? firstValue(p.choice) })
+            }
+          >
+            <option value="equals">equal to</option>
+            <option value="above">above</option>
+            <option value="below">below</option>
+          </select>
+        </Field>
+      )}
+      <ValueInput
+        choice={p.choice}
+        device={p.device}
+        label={numeric ? 'Value' : 'Is'}
+        value={value}
+        onChange={(v) => p.onChange({ ...rest, [op]: v })}
+      />
+    </>
+  );
+}
+
+/** A time of day, `HH:MM` (24 h). */
+export function TimeField(p: {
+  label: string;
+  value: unknown;
+  onChange: (v: string | undefined) => void;
+  optional?: boolean;
+}) {
+  return (
+    <Field label={p.label}>
+      <input
+        type="time"
+        value={typeof p.value === 'string' ? p.value.slice(0, 5) : ''}
+        required={!p.optional}
+        onInput={(e) => {
+          const v = (e.target as HTMLInputElement).value;
+          p.onChange(v === '' ? undefined : v);
+        }}
+      />
+    </Field>
+  );
+}
+
+/** Weekdays as check boxes (none chosen: every day). */
+export function WeekdaysField(p: { value: unknown; onChange: (v: string[] | undefined) => void; required?: boolean }) {
+  const chosen = new Set(Array.isArray(p.value) ? (p.value as string[]) : []);
+  const id = useId();
+  return (
+    <fieldset class="weekdays" aria-labelledby={id}>
+      <span class="weekdays-label" id={id}>
+        {p.required ? 'Days' : 'Days (none: every day)'}
+      </span>
+      {WEEKDAYS.map((d) => (
+        <label key={d} class="check">
+          <input
+            type="checkbox"
+            checked={chosen.has(d)}
+            onChange={(e) => {
+              const next = new Set(chosen);
+              if ((e.target as HTMLInputElement).checked) next.add(d);
+              else next.delete(d);
+              const list = WEEKDAYS.filter((x) => next.has(x));
+              p.onChange(list.length === 0 ? undefined : list);
+            }}
+          />
+          {humanize(d)}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** Sunrise or sunset, minutes before (negative) or after. */
+export function SunFields(p: { row: Row; onChange: (row: Row) => void; label?: string }) {
+  const offset = typeof p.row.offset_minutes === 'number' ? p.row.offset_minutes : 0;
+  return (
+    <>
+      <Field label={p.label ?? 'Sun'}>
+        <select
+          value={String(p.row.event ?? 'sunset')}
+          onChange={(e) => p.onChange({ ...p.row, event: (e.target as HTMLSelectElement).value })}
+        >
+          <option value="sunrise">Sunrise</option>
+          <option value="sunset">Sunset</option>
+        </select>
+      </Field>
+      <Field label="Minutes before (−) or after">
+        <input
+          type="number"
+          step="1"
+          min={-720}
+          max={720}
+          value={offset}
+          onInput={(e) => {
+            const n = Math.trunc(Number((e.target as HTMLInputElement).value) || 0);
+            const { offset_minutes: _o, ...rest } = p.row;
+            p.onChange(n === 0 ? rest : { ...rest, offset_minutes: n });
+          }}
+        />
+      </Field>
+    </>
+  );
+}
+
+const UNITS = [
+  ['s', 1],
+  ['min', 60],
+  ['h', 3600],
+] as const;
+
+/** A duration: a number and its unit (seconds, minutes, hours), kept in seconds. */
+export function DurationField(p: {
+  label: string;
+  value: unknown;
+  onChange: (s: number | undefined) => void;
+  optional?: boolean;
+}) {
+  const id = useId();
+  const s = typeof p.value === 'number' ? p.value : undefined;
+  const unit = s === undefined || s === 0 ? 60 : s % 3600 === 0 ? 3600 : s % 60 === 0 ? 60 : 1;
+  return (
+    <div class="field">
+      <label class="field-label" for={id}>
+        {p.label}
+      </label>
+      <span class="duration">
+        <input
+          id={id}
+          class="duration-number"
+          type="number"
+          min={0}
+          step="any"
+          value={s === undefined ? '' : s / unit}
+          placeholder={p.optional ? 'none' : ''}
+          onInput={(e) => {
+            const text = (e.target as HTMLInputElement).value;
+            p.onChange(text === '' ? undefined : Math.round(Number(text) * unit));
+          }}
+        />
+        <select
+          aria-label={`${p.label}: unit`}
+          value={String(unit)}
+          onChange={(e) => {
+            const next = Number((e.target as HTMLSelectElement).value);
+            if (s !== undefined) p.onChange(Math.round((s / unit) * next));
+          }}
+        >
+          {UNITS.map(([word, n]) => (
+            <option key={word} value={String(n)}>
+              {word}
+            </option>
+          ))}
+        </select>
+      </span>
+    </div>
+  );
+}
+
+/** The devices' choices with their live devices (for labels), those with values, presses or controls. */
+export function withValues(devices: readonly DeviceChoices[]): DeviceChoices[] {
+  return devices.filter((d) => d.values.length > 0);
+}
+
+/** The live device of a choice (its layout names its values). */
+export function liveDevice(devices: readonly Device[], serial: unknown): Device | undefined {
+  return deviceNamed(devices, serial);
+}

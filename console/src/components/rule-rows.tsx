@@ -1,0 +1,215 @@
+/**
+ * The rows of the IF/THEN editor: a list of triggers (WHEN, rule-trigger.tsx), of conditions (AND
+ * IF, here: groups nest lists within), or of actions (THEN, rule-action.tsx), with its Add button.
+ * Each row is the API's JSON object, edited field by field through rule-fields.tsx; switching its
+ * type starts it afresh with valid defaults (the first device that offers what the type needs).
+ */
+import { ActionRow, newAction } from './rule-action.tsx';
+import { Comparison, DeviceField, liveDevice, SunFields, TimeField, WeekdaysField } from './rule-fields.tsx';
+import {
+  ChoiceField,
+  NoLocation,
+  optional,
+  Problems,
+  type Row,
+  RowButtons,
+  type RowContext,
+  type RowProps,
+  SecurityFields,
+  ValueRef,
+  valueRow,
+  withDays,
+} from './rule-parts.tsx';
+import { newTrigger, TriggerRow } from './rule-trigger.tsx';
+
+const CONDITIONS: [string, string][] = [
+  ['time', 'A time window'],
+  ['weekday', 'Days of the week'],
+  ['sun', 'Before or after sunrise or sunset'],
+  ['state', 'A device value'],
+  ['online', 'A device is online or offline'],
+  ['security', 'A security mode is armed or disarmed'],
+  ['any', 'Any of these'],
+  ['not', 'Not all of these'],
+  ['all', 'All of these'],
+];
+
+/** A new condition of a type. */
+function newCondition(ctx: RowContext, type: string): Row {
+  const any = ctx.choices.devices[0]?.serial_number;
+  switch (type) {
+    case 'time':
+      return { type, after: '22:00', before: '06:00' };
+    case 'weekday':
+      return { type, weekdays: ['sat', 'sun'] };
+    case 'sun':
+      return { type, after: { event: 'sunset' } };
+    case 'state':
+      return valueRow(ctx, 'state', (v) => ({ equals: v }));
+    case 'online':
+      return { type, ...(any ? { device: any } : {}), online: true };
+    case 'security':
+      return { type, state: 'armed' };
+    default:
+      return { type, conditions: [{ type: 'weekday', weekdays: ['sat', 'sun'] }] };
+  }
+}
+
+/** A condition (AND IF); a group holds conditions of its own. */
+export function ConditionRow(p: RowProps & { depth: number }) {
+  const { row, ctx } = p;
+  const set = (patch: Row) => p.onChange({ ...row, ...patch });
+  const dc = ctx.choices.devices.find((d) => d.serial_number === row.device);
+  const device = liveDevice(ctx.devices, row.device);
+  const choice = dc?.values.find(
+    (v) => v.capability === row.capability && (v.name ?? undefined) === row.name && v.field === row.field,
+  );
+  const group = row.type === 'any' || row.type === 'not' || row.type === 'all';
+  // Groups nest at most 4 deep (the gateway's limit): the deepest offers no group.
+  const types = p.depth >= 4 ? CONDITIONS.filter(([t]) => !['any', 'not', 'all'].includes(t)) : CONDITIONS;
+  return (
+    <fieldset class={group ? 'rule group' : 'rule'} data-path={p.path}>
+      <ChoiceField label="If" options={types} value={row.type} onChange={(t) => p.onChange(newCondition(ctx, t))} />
+      {row.type === 'time' && (
+        <>
+          <TimeField label="After" optional value={row.after} onChange={(v) => p.onChange(optional(row, 'after', v))} />
+          <TimeField
+            label="Before"
+            optional
+            value={row.before}
+            onChange={(v) => p.onChange(optional(row, 'before', v))}
+          />
+          <WeekdaysField value={row.weekdays} onChange={(w) => p.onChange(withDays(row, w))} />
+        </>
+      )}
+      {row.type === 'weekday' && (
+        <WeekdaysField required value={row.weekdays} onChange={(w) => w && set({ weekdays: w })} />
+      )}
+      {row.type === 'sun' && (
+        <>
+          {!ctx.choices.location && <NoLocation />}
+          <SunBound label="After" row={row} bound="after" onChange={p.onChange} />
+          <SunBound label="Before" row={row} bound="before" onChange={p.onChange} />
+        </>
+      )}
+      {row.type === 'state' && (
+        <>
+          <ValueRef ctx={ctx} row={row} onChange={p.onChange} reset={(v) => ({ equals: v })} />
+          {choice && <Comparison choice={choice} device={device} row={row} onChange={p.onChange} />}
+        </>
+      )}
+      {row.type === 'online' && (
+        <>
+          <DeviceField
+            devices={ctx.choices.devices}
+            value={row.device}
+            onChange={(d) => set({ device: d.serial_number })}
+          />
+          <ChoiceField
+            label="Is"
+            options={[
+              ['on', 'online'],
+              ['off', 'offline'],
+            ]}
+            value={row.online ? 'on' : 'off'}
+            onChange={(v) => set({ online: v === 'on' })}
+          />
+        </>
+      )}
+      {row.type === 'security' && <SecurityFields ctx={ctx} row={row} onChange={p.onChange} anyMode />}
+      {group && (
+        <RowList
+          kind="condition"
+          ctx={ctx}
+          rows={(row.conditions as Row[]) ?? []}
+          path={`${p.path}.conditions`}
+          errors={p.errors}
+          depth={p.depth + 1}
+          onChange={(conditions) => set({ conditions })}
+        />
+      )}
+      <RowButtons onRemove={p.onRemove} />
+      <Problems errors={p.errors(p.path)} />
+    </fieldset>
+  );
+}
+
+function SunBound(p: { label: string; row: Row; bound: 'after' | 'before'; onChange: (row: Row) => void }) {
+  const b = p.row[p.bound] as Row | undefined;
+  return (
+    <div class="sun-bound">
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={b !== undefined}
+          onChange={(e) =>
+            p.onChange(
+              optional(p.row, p.bound, (e.target as HTMLInputElement).checked ? { event: 'sunset' } : undefined),
+            )
+          }
+        />
+        {p.label}
+      </label>
+      {b && <SunFields row={b} label={p.label} onChange={(next) => p.onChange({ ...p.row, [p.bound]: next })} />}
+    </div>
+  );
+}
+
+/** A list of rows of one kind, with its "Add" button. */
+export function RowList(p: {
+  kind: 'trigger' | 'condition' | 'action';
+  ctx: RowContext;
+  rows: Row[];
+  path: string;
+  errors: (path: string) => string[];
+  onChange: (rows: Row[]) => void;
+  depth?: number;
+}) {
+  const { rows } = p;
+  const replace = (i: number, row: Row | undefined) =>
+    p.onChange(row === undefined ? rows.filter((_, j) => j !== i) : rows.map((r, j) => (j === i ? row : r)));
+  const move = (i: number, by: number) => {
+    const next = [...rows];
+    const [r] = next.splice(i, 1);
+    next.splice(i + by, 0, r as Row);
+    p.onChange(next);
+  };
+  const add = () =>
+    p.onChange([
+      ...rows,
+      p.kind === 'trigger'
+        ? newTrigger(p.ctx, 'state')
+        : p.kind === 'condition'
+          ? newCondition(p.ctx, 'time')
+          : newAction(p.ctx, 'device'),
+    ]);
+  const words = p.kind === 'trigger' ? 'Add a trigger' : p.kind === 'condition' ? 'Add a condition' : 'Add an action';
+  return (
+    <div class="rows">
+      {rows.map((row, i) => {
+        const common = {
+          ctx: p.ctx,
+          row,
+          path: `${p.path}.${i}`,
+          errors: p.errors,
+          onChange: (r: Row) => replace(i, r),
+          onRemove: () => replace(i, undefined),
+        };
+        const key = `${p.path}.${i}`;
+        if (p.kind === 'trigger') return <TriggerRow key={key} {...common} />;
+        if (p.kind === 'condition') return <ConditionRow key={key} {...common} depth={p.depth ?? 1} />;
+        return (
+          <ActionRow
+            key={key}
+            {...common}
+            onUp={i > 0 ? () => move(i, -1) : undefined}
+            onDown={i < rows.length - 1 ? () => move(i, 1) : undefined}
+          />
+        );
+      })}
+      <button type="button" class="small add" onClick={add}>
+        {words}
+      </button>
+    </div>
+  );
+}
