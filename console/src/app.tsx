@@ -11,7 +11,9 @@ import { Login } from './pages/login.tsx';
 import { ScenePage } from './pages/scene.tsx';
 import { ScenesPage } from './pages/scenes.tsx';
 import { SecurityPage } from './pages/security.tsx';
+import { ZigbeePage } from './pages/zigbee.tsx';
 import { alarming, auth, checkAuth, dismiss, gatewayName, live, notify, toasts, waiting } from './store.ts';
+import { networks } from './zigbee.ts';
 
 /** Apps asking for a token: approve or deny each; the pop-up closes on every console once one decides. */
 function AccessRequests() {
@@ -83,6 +85,7 @@ function Header({ page }: { page: string }) {
       <nav>
         {link('devices', 'Devices')}
         {link('scenes', 'Scenes')}
+        {networks.value.length > 0 && link('zigbee', 'Zigbee')}
         {link('security', 'Security')}
         {link('dashboard', 'Dashboard')}
         {link('gateway', 'Gateway')}
@@ -129,6 +132,8 @@ export function App() {
       <Header page={page} />
       {page === 'devices' && route[1] ? (
         <DevicePage serial={route[1]} />
+      ) : page === 'zigbee' ? (
+        <ZigbeePage tab={route[1]} />
       ) : page === 'scenes' && route[1] ? (
         <ScenePage key={route[1]} id={route[1]} />
       ) : page === 'scenes' ? (

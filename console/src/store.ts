@@ -6,6 +6,7 @@
 import { computed, signal } from '@preact/signals';
 import { ApiError, api, whenLoggedOut, wordsOf } from './api.ts';
 import type { AlarmStatus, Device, Window } from './types.ts';
+import { followZigbee, reloadZigbee } from './zigbee.ts';
 
 export type AuthState = 'loading' | 'login' | 'setup' | 'in';
 
@@ -165,6 +166,7 @@ export function connect(): void {
     // What changed while the stream was closed is read again (the automations' pages too).
     automationsVersion.value++;
     void Promise.all([loadDevices(), loadLink(), loadAlarm()]).catch((err) => notify('error', wordsOf(err)));
+    void reloadZigbee();
   };
   es.onerror = () => {
     if (es.readyState !== EventSource.CLOSED) {
@@ -219,6 +221,10 @@ export function connect(): void {
   };
   on(es, 'security#updateArmState', security);
   on(es, 'bridge#updateAlarmState', security);
+  followZigbee(
+    (name, fn) => on(es, name, fn),
+    (serial) => void refreshDevice(serial),
+  );
   const automation = () => automationsVersion.value++;
   for (const name of ['automation#changed', 'automation#runStarted', 'automation#runFinished'])
     on(es, name, automation);

@@ -29,6 +29,13 @@ export const INTEGRATIONS: readonly IntegrationEntry<Settings>[] = [
     load: async () => (await import('../automations/integration.ts')).automationsIntegration(),
   },
   {
+    // Always (small): its routes answer in every mode. Before the bridges, so that they find the
+    // groups already listed as devices when they start.
+    id: 'zigbee',
+    enabled: () => true,
+    load: async () => (await import('./zigbee/index.ts')).zigbeeIntegration(),
+  },
+  {
     id: 'homeassistant',
     enabled: (s) => s.homeassistant.enabled,
     load: async () => (await import('./homeassistant/integration.ts')).homeAssistantIntegration(),
@@ -58,13 +65,17 @@ export async function loadIntegrations(
 
 /**
  * The Open API routes and events of the integrations every gateway loads (the scenes and
- * automations), as the generated documents show them (docs/openapi.json, docs/asyncapi.json):
- * the declarations only, whose handlers are never called.
+ * automations, the Zigbee upkeep), as the generated documents show them (docs/openapi.json,
+ * docs/asyncapi.json): the declarations only, whose handlers are never called.
  */
 export async function documented(): Promise<{
   routes: RouteDecl[];
   events: NonNullable<IntegrationEvents['openApi']>;
 }> {
-  const { documentedRoutes, AUTOMATION_EVENTS } = await import('../automations/integration.ts');
-  return { routes: documentedRoutes(), events: AUTOMATION_EVENTS.openApi };
+  const automations = await import('../automations/integration.ts');
+  const zigbee = await import('./zigbee/index.ts');
+  return {
+    routes: [...automations.documentedRoutes(), ...zigbee.documentedRoutes()],
+    events: { ...automations.AUTOMATION_EVENTS.openApi, ...zigbee.ZIGBEE_EVENTS },
+  };
 }

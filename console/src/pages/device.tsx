@@ -4,12 +4,15 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, wordsOf } from '../api.ts';
+import { BindingsSection } from '../components/bindings.tsx';
 import { CameraSections } from '../components/camera.tsx';
 import { ControlView } from '../components/controls.tsx';
+import { FirmwareSection } from '../components/firmware.tsx';
 import { TagsForm } from '../components/tags-form.tsx';
 import { categoryName, describeState, humanize, readingText, shownReadings, timeOf } from '../format.ts';
 import { act, devices, notify, onDeviceEvent } from '../store.ts';
 import type { Device } from '../types.ts';
+import { GroupSection } from './groups.tsx';
 
 interface DeviceEvent {
   id: number;
@@ -163,6 +166,9 @@ export function DevicePage({ serial }: { serial: string }) {
           </dl>
         </section>
       )}
+      {d.protocol === 'zigbee' && d.model === 'Zigbee group' && <GroupSection d={d} />}
+      {d.protocol === 'zigbee' && <FirmwareSection d={d} />}
+      {d.protocol === 'zigbee' && d.model !== 'Zigbee group' && <BindingsSection d={d} />}
       <section>
         <h2>Capabilities</h2>
         <ul class="chips">

@@ -369,6 +369,40 @@ export class Devices {
     );
   }
 
+  /**
+   * Interviews a device again (after a firmware update): its endpoints, clusters and Basic
+   * attributes read afresh, its model found again, announced (its capabilities follow a change),
+   * configured again and read back. A failure is logged; the device keeps what it had.
+   */
+  async reinterview(ieee: string): Promise<void> {
+    const node = this.nodes.get(ieee);
+    const controller = this.deps.controller();
+    if (!node || !controller || this.stopped) return;
+    const device = node.device;
+    const generation = this.generation;
+    this.deps.log.info({ ieee_address: ieee }, 'zigbee: interviewing the device again after its update');
+    try {
+      await device.interview(true);
+    } catch (err) {
+      this.deps.log.warn(
+        { err: errorText(err), ieee_address: ieee },
+        'zigbee: the interview after the update failed; the device keeps its earlier description',
+      );
+      return;
+    }
+    if (generation !== this.generation || this.deps.controller() !== controller) return;
+    // Its configuration is for the firmware it ran: done again.
+    if (device.meta) delete device.meta.opencube_configured;
+    device.save();
+    const fresh = await this.nodeOf(device);
+    const host = this.deps.host();
+    if (!fresh || !host || generation !== this.generation) return;
+    host.batch(() => this.announce(host, fresh));
+    this.event(fresh, 'deviceInterview');
+    this.configure(fresh);
+    this.queueRead(fresh);
+  }
+
   /** The device's exposes changed (some models expose per configuration): mapped again. */
   private async remap(node: Node): Promise<void> {
     const fresh = await this.nodeOf(node.device);

@@ -32,7 +32,7 @@ export type Answer = { status: number; body?: unknown };
 export type ConsoleResult = Answer | { sent: true };
 
 /** The core's route declaration (src/core/route.ts) with the console's own: its auth, and a handler that answers a status. */
-export interface ConsoleRoute extends Pick<RouteDecl, 'method' | 'path' | 'params' | 'body'> {
+export interface ConsoleRoute extends Pick<RouteDecl, 'method' | 'path' | 'params' | 'query' | 'body'> {
   auth: 'session' | 'none';
   // biome-ignore lint/suspicious/noExplicitAny: the input is checked at run time against the declared schemas
   handle(input: ConsoleInput<any, any>): Promise<ConsoleResult> | ConsoleResult;
@@ -58,6 +58,7 @@ export function consoleRouteOf(decl: RouteDecl): ConsoleRoute {
     path: decl.path,
     auth: 'session',
     ...(decl.params ? { params: decl.params } : {}),
+    ...(decl.query ? { query: decl.query } : {}),
     ...(decl.body ? { body: decl.body } : {}),
     async handle(input) {
       // Behind a session: its actor is always there.
