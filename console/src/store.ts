@@ -45,7 +45,9 @@ let toastId = 0;
 /** Shows a short message: what was done, or why not. */
 export function notify(kind: Toast['kind'], text: string): void {
   const id = ++toastId;
-  toasts.value = [...toasts.value.slice(-3), { id, kind, text }];
+  // The same words again (a form saved twice in a row) replace the older toast rather than stack.
+  const others = toasts.value.filter((t) => t.kind !== kind || t.text !== text);
+  toasts.value = [...others.slice(-3), { id, kind, text }];
   setTimeout(() => dismiss(id), kind === 'error' ? 8000 : 3500);
 }
 
