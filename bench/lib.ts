@@ -49,12 +49,46 @@ export const epochNow = (): number => performance.timeOrigin + performance.now()
 
 /**
  * A gateway for a benchmark: the test gateway (127.0.0.1, a free port, mDNS and Zigbee off, a
- * fresh data folder removed on stop()) with warnings logged, plus `overrides`. Imported on use,
- * so that benches without a gateway and the client processes do not load it.
+ * fresh data folder removed on stop()) with warnings logged, plus `overrides`, and its answers
+ * not checked against their schemas (as users run it; tests check them); in `dataDir` when given
+ * (kept after stop). Imported on use, so
+ * that benches without a gateway and the client processes do not load it.
  */
-export async function startBenchGateway(overrides: Record<string, unknown> = {}): Promise<TestGateway> {
+export async function startBenchGateway(
+  overrides: Record<string, unknown> = {},
+  dataDir?: string,
+): Promise<TestGateway> {
   const { startGateway } = await import('../test/helpers/foundation.ts');
-  return startGateway({ overrides: { log_level: 'warn', ...overrides } });
+  return startGateway({ overrides: { log_level: 'warn', ...overrides }, checkAnswers: false, dataDir });
+}
+
+/**
+ * The DiscoveryRequest endpoint of bench light `i` (a third-party light with power, brightness,
+ * colour temperature and rssi), its service at `serviceAddress`; `extra` overrides fields.
+ */
+export function benchLight(i: number, serviceAddress: string, extra: Record<string, unknown> = {}) {
+  return {
+    third_serial_number: `bench-${i}`,
+    name: `Bench light ${i}`,
+    display_category: 'light',
+    capabilities: [
+      { capability: 'power', permission: '1100' },
+      { capability: 'brightness', permission: '1100' },
+      { capability: 'color-temperature', permission: '1100' },
+      { capability: 'rssi', permission: '0100' },
+    ],
+    state: {
+      power: { powerState: 'off' },
+      brightness: { brightness: 50 },
+      'color-temperature': { colorTemperature: 50 },
+    },
+    manufacturer: 'Bench',
+    model: 'BL-1',
+    firmware_version: '1.2.3',
+    service_address: serviceAddress,
+    tags: { room: `room-${i % 20}` },
+    ...extra,
+  };
 }
 
 /** Listens on 127.0.0.1, a free port; resolves with the origin, e.g. `http://127.0.0.1:41234`. */
@@ -66,7 +100,7 @@ export async function listen(server: Server): Promise<string> {
 const here = dirname(fileURLToPath(import.meta.url));
 
 function forkTsx(file: string): ChildProcess {
-  return fork(join(here, file), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  return fork(join(here, file), [], { execArgv: ['--import', 'tsx', '--expose-gc'], stdio: 'inherit' });
 }
 
 export interface LoadJob {
@@ -90,9 +124,31 @@ export interface LoadResult {
   p99: number;
 }
 
+/** Requests sent one after another, each waiting for the answer before the next (a client's commands). */
+export interface SequenceJob {
+  kind: 'sequence';
+  origin: string;
+  requests: { method: string; path: string; headers?: Record<string, string>; body?: string }[];
+  /** The first `warmup` requests are sent but not counted. */
+  warmup?: number;
+  /** Text every answer must hold (e.g. `"error":0`); an answer without it is a failure. */
+  expect?: string;
+  /** Milliseconds to wait before each request (a person's commands come apart; 0: back to back). */
+  pauseMs?: number;
+}
+
+export interface SequenceResult {
+  /** Milliseconds from sending each counted request to its whole answer. */
+  latencies: number[];
+  /** Answers other than HTTP 200 with the expected text. */
+  failures: string[];
+}
+
 export interface LoadClient {
   /** Runs one job; jobs run one after another. */
   run(job: LoadJob): Promise<LoadResult>;
+  /** Runs a sequence job (after the jobs before it). */
+  sequence(job: SequenceJob): Promise<SequenceResult>;
   close(): void;
 }
 
@@ -100,25 +156,59 @@ export interface LoadClient {
 export function startLoadClient(): LoadClient {
   const child = forkTsx('load-client.ts');
   let queue: Promise<unknown> = Promise.resolve();
-  const once = (job: LoadJob) =>
-    new Promise<LoadResult>((resolve, reject) => {
+  const once = <R>(job: LoadJob | SequenceJob) =>
+    new Promise<R>((resolve, reject) => {
       const onExit = (code: number | null, signal: string | null) =>
         reject(new Error(`the load generator exited (${code ?? signal})`));
       child.once('exit', onExit);
-      child.once('message', (m: { ok: boolean; result?: LoadResult; error?: string }) => {
+      child.once('message', (m: { ok: boolean; result?: unknown; error?: string }) => {
         child.off('exit', onExit);
-        if (m.ok) resolve(m.result as LoadResult);
+        if (m.ok) resolve(m.result as R);
         else reject(new Error(m.error));
       });
       child.send(job);
     });
   return {
     run(job) {
-      const result = queue.then(() => once(job));
+      const result = queue.then(() => once<LoadResult>(job));
+      queue = result.catch(() => {});
+      return result;
+    },
+    sequence(job) {
+      const result = queue.then(() => once<SequenceResult>(job));
       queue = result.catch(() => {});
       return result;
     },
     close: () => child.kill(),
+  };
+}
+
+/** Runs `file` (a script of bench/) in its own process with one job, and resolves with its one answer. */
+export function runInChild<R>(file: string, job: unknown): Promise<R> {
+  const child = forkTsx(file);
+  return new Promise<R>((resolve, reject) => {
+    child.once('message', (m: { ok: boolean; result?: R; error?: string }) =>
+      m.ok ? resolve(m.result as R) : reject(new Error(m.error)),
+    );
+    child.once('exit', (code) => reject(new Error(`${file} exited (${code}) without an answer`)));
+    child.send(job as object);
+  });
+}
+
+/** The third-party service (bench/directive-service.ts) in its own process: its origin, and how to stop it. */
+export async function startDirectiveService(): Promise<{ origin: string; stop(): Promise<void> }> {
+  const child = forkTsx('directive-service.ts');
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const origin = await new Promise<string>((resolve, reject) => {
+    child.once('message', (m: { origin: string }) => resolve(m.origin));
+    child.once('exit', (code) => reject(new Error(`the directive service exited (${code})`)));
+  });
+  return {
+    origin,
+    stop() {
+      if (child.connected) child.disconnect();
+      return exited;
+    },
   };
 }
 

@@ -64,7 +64,7 @@ export function buildCoreServices({ settings, db, kv, clock, log, sink: given, o
   const sink = given ?? createSink(settings.audio, log);
   const audio = new AudioArbiter({ sink, clock, library: new SoundLibrary(), log });
   const speaker = new SpeakerService(kv, audio);
-  const registry = new DeviceRegistry(db, bus, { onStoreWrite });
+  const registry = new DeviceRegistry(db, bus, { onStoreWrite, maxDevices: settings.devices.max });
   const beeps = new EventBeeps(
     bus,
     (name) => speaker.play({ kind: 'beep', name, volume: settings.audio.beep_volume, countdown: 0 }),

@@ -191,7 +191,8 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
       port = typeof addr === 'object' && addr ? addr.port : settings.port;
       pidFile.write();
       try {
-        for (const driver of await loadDrivers(settings, log, { clock, ...opts.drivers })) devices.addDriver(driver);
+        const loaded = await loadDrivers(settings, log, { clock, ...opts.drivers });
+        for (const driver of [...loaded, ...integrations.drivers()]) devices.addDriver(driver);
       } finally {
         await devices.start();
       }

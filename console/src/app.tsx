@@ -13,7 +13,9 @@ import { Login } from './pages/login.tsx';
 import { ScenePage } from './pages/scene.tsx';
 import { ScenesPage } from './pages/scenes.tsx';
 import { SecurityPage } from './pages/security.tsx';
+import { ZigbeePage } from './pages/zigbee.tsx';
 import { alarming, auth, checkAuth, dismiss, gatewayName, live, notify, toasts, waiting } from './store.ts';
+import { networks } from './zigbee.ts';
 
 const EnergyPage = lazy(() => import('./pages/energy.tsx').then((m) => m.EnergyPage));
 
@@ -87,6 +89,7 @@ function Header({ page }: { page: string }) {
       <nav>
         {link('devices', 'Devices')}
         {link('scenes', 'Scenes')}
+        {networks.value.length > 0 && link('zigbee', 'Zigbee')}
         {link('security', 'Security')}
         {link('logbook', 'Logbook')}
         {link('energy', 'Energy')}
@@ -135,6 +138,8 @@ export function App() {
       <Header page={page} />
       {page === 'devices' && route[1] ? (
         <DevicePage serial={route[1]} />
+      ) : page === 'zigbee' ? (
+        <ZigbeePage tab={route[1]} />
       ) : page === 'scenes' && route[1] ? (
         <ScenePage key={route[1]} id={route[1]} />
       ) : page === 'scenes' ? (

@@ -151,3 +151,17 @@ export function when(iso: string | null | undefined): string {
 export function appLabel(app: string): string {
   return app === '' ? 'An app without a name' : app;
 }
+
+/** An OTA file version as Zigbee tools write it: `0x01001000`. */
+export function fileVersion(v: number | undefined): string {
+  return v === undefined ? '–' : `0x${v.toString(16).padStart(8, '0')}`;
+}
+
+/** Seconds left in words: `about 12 min`, `40 s`, `about 1 h 5 min`. */
+export function timeLeft(seconds: number | undefined): string {
+  if (seconds === undefined) return 'time left unknown yet';
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s left`;
+  const m = Math.round(s / 60);
+  return m < 60 ? `about ${m} min left` : `about ${Math.floor(m / 60)} h ${m % 60} min left`;
+}

@@ -6,6 +6,7 @@
 import { computed, signal } from '@preact/signals';
 import { ApiError, api, whenLoggedOut, wordsOf } from './api.ts';
 import type { AlarmStatus, Device, Window } from './types.ts';
+import { followZigbee, reloadZigbee } from './zigbee.ts';
 
 export type AuthState = 'loading' | 'login' | 'setup' | 'in';
 
@@ -44,7 +45,9 @@ let toastId = 0;
 /** Shows a short message: what was done, or why not. */
 export function notify(kind: Toast['kind'], text: string): void {
   const id = ++toastId;
-  toasts.value = [...toasts.value.slice(-3), { id, kind, text }];
+  // The same words again (a form saved twice in a row) replace the older toast rather than stack.
+  const others = toasts.value.filter((t) => t.kind !== kind || t.text !== text);
+  toasts.value = [...others.slice(-3), { id, kind, text }];
   setTimeout(() => dismiss(id), kind === 'error' ? 8000 : 3500);
 }
 
@@ -165,6 +168,7 @@ export function connect(): void {
     // What changed while the stream was closed is read again (the automations' pages too).
     automationsVersion.value++;
     void Promise.all([loadDevices(), loadLink(), loadAlarm()]).catch((err) => notify('error', wordsOf(err)));
+    void reloadZigbee();
   };
   es.onerror = () => {
     if (es.readyState !== EventSource.CLOSED) {
@@ -219,6 +223,10 @@ export function connect(): void {
   };
   on(es, 'security#updateArmState', security);
   on(es, 'bridge#updateAlarmState', security);
+  followZigbee(
+    (name, fn) => on(es, name, fn),
+    (serial) => void refreshDevice(serial),
+  );
   const automation = () => automationsVersion.value++;
   for (const name of ['automation#changed', 'automation#runStarted', 'automation#runFinished'])
     on(es, name, automation);

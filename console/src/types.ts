@@ -75,3 +75,16 @@ export interface Security {
   always: { serial_number: string; name: string }[];
   sensors: { serial_number: string; name: string; display_category: string; kinds: string[] }[];
 }
+
+export type { MapLink } from '../../src/core/zigbee-upkeep/contract.ts';
+export type { NetworkStatus } from '../../src/core/zigbee-upkeep/service.ts';
+export type {
+  BindingView,
+  FirmwareEvent,
+  FirmwareView,
+  GroupView,
+  NetworkMapEvent,
+  NetworkMapNode,
+  NetworkMapView,
+  ScanStarted,
+} from '../../src/core/zigbee-upkeep/views.ts';

@@ -4,6 +4,7 @@
  * listens, or after the drivers), stops them in the reverse order, tells their status, and runs
  * a factory reset inside the turns of those that ask for it.
  */
+import type { Driver } from './devices/contract.ts';
 import type { EventName } from './event-bus.ts';
 import type { Integration, IntegrationContext, IntegrationEvents, Taps } from './integration.ts';
 import type { RouteDecl } from './route.ts';
@@ -56,6 +57,8 @@ export class IntegrationHost<S> {
   readonly events: Required<IntegrationEvents> = { openApi: {}, console: [] };
   /** The routes the integrations add, by surface (read once, when the server starts listening). */
   readonly routes = { openApi: [] as RouteDecl[], console: [] as RouteDecl[] };
+  /** The drivers the integrations bring (registered before the drivers start). */
+  private readonly brought: Driver[] = [];
 
   /** Takes the loaded integrations; `contextOf` gives each its context. */
   add(list: readonly { id: string; integration: Integration<S> }[], contextOf: (id: string) => IntegrationContext<S>) {
@@ -67,7 +70,13 @@ export class IntegrationHost<S> {
       const r = integration.routes?.(ctx);
       this.routes.openApi.push(...(r?.openApi ?? []));
       this.routes.console.push(...(r?.console ?? []));
+      this.brought.push(...(integration.drivers?.(ctx) ?? []));
     }
+  }
+
+  /** The drivers the integrations bring, in the table's order. */
+  drivers(): readonly Driver[] {
+    return this.brought;
   }
 
   /** Starts, in order, the integrations of this moment. */

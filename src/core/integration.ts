@@ -13,6 +13,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Log } from '../lib/log.ts';
 import type { LogLevel } from '../lib/logger.ts';
 import type { Db, KvStore } from '../store/db.ts';
+import type { Driver } from './devices/contract.ts';
 import type { EventBus, EventName } from './event-bus.ts';
 import type { BackupContents } from './maintenance/store-backup.ts';
 import type { RestoreCheck } from './maintenance/store-restore.ts';
@@ -94,6 +95,12 @@ export interface Integration<S = unknown> {
    * gateway first; metrics count every request). Default `drivers`: after the drivers started.
    */
   startsAt?: 'listen' | 'drivers';
+  /**
+   * Drivers it brings (the Zigbee groups' driver of the Zigbee upkeep), asked for once after its
+   * routes and registered with the device service before the drivers start, so that their
+   * devices are served like any other; they stop with the drivers, after the integrations.
+   */
+  drivers?(ctx: IntegrationContext<S>): readonly Driver[];
   /** Its routes, asked for once before the gateway listens (handlers may run before start()). */
   routes?(ctx: IntegrationContext<S>): IntegrationRoutes;
   events?: IntegrationEvents;

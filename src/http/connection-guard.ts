@@ -47,6 +47,12 @@ function timeoutAnswer(message: string): string {
   return `HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
+/** Whether a request carries a body (RFC 9112 6.3: a Content-Length or a Transfer-Encoding says so). */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 /** Installs the guard on a server (before it listens). */
 export function guardConnections(server: Server, opts: GuardOptions): GuardStats {
   // Insertion order is age: the first idle one found is the oldest.
@@ -81,11 +87,20 @@ export function guardConnections(server: Server, opts: GuardOptions): GuardStats
       if (c.busy === 0) expire(c, `request timeout: no request headers within ${seconds(opts.headersTimeoutMs)}`);
     });
     conns.set(socket, c);
-    socket.on('close', () => {
-      c.cancel?.();
-      conns.delete(socket);
-    });
+    socket.on('close', onSocketClose);
   });
+
+  // One listener of each kind for every connection and request, not closures made for each: a
+  // connection may live for hours (an event stream), and would hold them all that time.
+  function onSocketClose(this: Socket): void {
+    conns.get(this)?.cancel?.();
+    conns.delete(this);
+  }
+  // 'close' follows 'finish' (or a connection cut short), once.
+  function onResponseClose(this: ServerResponse): void {
+    const c = conns.get(this.req.socket);
+    if (c) c.busy--;
+  }
 
   // Before Fastify's own listener: an answer it sends at once must find the request counted.
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -94,7 +109,10 @@ export function guardConnections(server: Server, opts: GuardOptions): GuardStats
     c.busy++;
     c.cancel?.();
     c.cancel = undefined;
-    if (!req.complete) {
+    // Only a request with a body can keep it from arriving; one without (a GET, an event stream)
+    // is complete once its headers are, and gets no timer (an event stream would hold one, and its
+    // closures, for the whole timeout).
+    if (!req.complete && hasBody(req)) {
       const cancel = opts.clock.setTimer(opts.requestTimeoutMs, () => {
         if (!req.complete)
           expire(c, `request timeout: the body did not arrive within ${seconds(opts.requestTimeoutMs)}`);
@@ -102,14 +120,7 @@ export function guardConnections(server: Server, opts: GuardOptions): GuardStats
       req.once('end', cancel);
       req.once('close', cancel);
     }
-    let done = false;
-    const finished = () => {
-      if (done) return;
-      done = true;
-      c.busy--;
-    };
-    res.once('finish', finished);
-    res.once('close', finished);
+    res.on('close', onResponseClose);
   });
 
   return {

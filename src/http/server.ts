@@ -5,6 +5,7 @@
  * and, beside it, surfaces with ordinary HTTP statuses (the console's API, health). Every surface
  * registers in the one list the composition root passes.
  */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import Fastify, {
   type FastifyBaseLogger,
@@ -36,7 +37,16 @@ export interface ServerOptions {
    * `(no route)`.
    */
   onAnswered?(): ((route: string, method: string, outcome: string) => void) | undefined;
+  /**
+   * Handlers asked before Fastify, in order: one that takes the request answers it and returns
+   * its route (for metrics); undefined passes it on. For what lives long (an event stream), where
+   * Fastify's objects per request would be held for its whole life.
+   */
+  rawRoutes?: readonly RawRoute[];
 }
+
+/** A handler ahead of Fastify (ServerOptions.rawRoutes). */
+export type RawRoute = (req: IncomingMessage, res: ServerResponse) => string | undefined;
 
 /** A surface: a plugin and where it lives. */
 export interface Surface {
@@ -131,10 +141,39 @@ const lazyCompilers = (() => {
   };
 })();
 
+/**
+ * A node:http server that asks the raw routes before Fastify's handler, set up as Fastify sets up
+ * its own (keep-alive, request and socket timeouts from its options).
+ */
+function rawFirst(raw: readonly RawRoute[], opts: ServerOptions) {
+  return (
+    handler: (req: IncomingMessage, res: ServerResponse) => void,
+    options: { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number },
+  ) => {
+    const server = createServer((req, res) => {
+      for (const r of raw) {
+        const route = r(req, res);
+        if (route === undefined) continue;
+        // Told when the answer is complete, as Fastify's onResponse would (metrics).
+        const onAnswered = opts.onAnswered?.();
+        if (onAnswered) res.once('finish', () => onAnswered(route, req.method ?? 'GET', String(res.statusCode)));
+        return;
+      }
+      handler(req, res);
+    });
+    if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
+    if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout;
+    server.setTimeout(options.connectionTimeout ?? 0);
+    return server;
+  };
+}
+
 /** Builds the server with its surfaces. It does not listen; the caller does (tests use inject()). */
 export function buildServer(log: Log, surfaces: readonly Surface[], opts: ServerOptions = {}): FastifyInstance {
+  const raw = opts.rawRoutes ?? [];
   const app = Fastify({
     loggerInstance: fastifyLogger(log),
+    ...(raw.length > 0 ? { serverFactory: rawFirst(raw, opts) } : {}),
     schemaController: { compilersFactory: lazyCompilers as never },
     logController: new LogController({ disableRequestLogging: true }),
     // Requests are not logged, so a child logger per request (Fastify's default) is pure cost on

@@ -18,7 +18,7 @@ import { consoleApiPlugin } from './console/plugin.ts';
 import type { ConsoleServices } from './console/services.ts';
 import { consoleStaticPlugin } from './console/static.ts';
 import { type HealthOptions, healthPlugin } from './health/plugin.ts';
-import { type OpenApiEvents, openApiProjectionOf } from './open-api/events.ts';
+import { type OpenApiEvents, openApiProjectionOf, rawStreamRoute } from './open-api/events.ts';
 import { openApiPlugin } from './open-api/plugin.ts';
 import type { AnswerCheck } from './open-api/route.ts';
 import type { OpenApiServices } from './open-api/services.ts';
@@ -126,7 +126,7 @@ export function buildWeb(o: WebOptions): Web {
       { prefix: '', plugin: healthPlugin({ ...o.health, tokens: core.tokens }) },
       { prefix: '', plugin: consoleStaticPlugin(o.consoleDir) },
     ],
-    { onAnswered: o.onAnswered },
+    { onAnswered: o.onAnswered, rawRoutes: [rawStreamRoute(core.tokens, sse)] },
   );
   limitConnections(app, {
     maxConnections: fitToOpenFileLimit(limits.maxConnections, log),

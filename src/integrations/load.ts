@@ -35,6 +35,13 @@ export const INTEGRATIONS: readonly IntegrationEntry<Settings>[] = [
     load: async () => (await import('../automations/integration.ts')).automationsIntegration(),
   },
   {
+    // Always (small): its routes answer in every mode. Before the bridges, so that they find the
+    // groups already listed as devices when they start.
+    id: 'zigbee',
+    enabled: () => true,
+    load: async () => (await import('./zigbee/index.ts')).zigbeeIntegration(),
+  },
+  {
     id: 'homeassistant',
     enabled: (s) => s.homeassistant.enabled,
     load: async () => (await import('./homeassistant/integration.ts')).homeAssistantIntegration(),
@@ -64,19 +71,18 @@ export async function loadIntegrations(
 
 /**
  * The Open API routes and events of the integrations every gateway loads (the history, the scenes
- * and automations), as the generated documents show them (docs/openapi.json, docs/asyncapi.json):
- * the declarations only, whose handlers are never called.
+ * and automations, the Zigbee upkeep), as the generated documents show them (docs/openapi.json,
+ * docs/asyncapi.json): the declarations only, whose handlers are never called.
  */
 export async function documented(): Promise<{
   routes: RouteDecl[];
   events: NonNullable<IntegrationEvents['openApi']>;
 }> {
-  const [history, automations] = await Promise.all([
-    import('../history/integration.ts'),
-    import('../automations/integration.ts'),
-  ]);
+  const history = await import('../history/integration.ts');
+  const automations = await import('../automations/integration.ts');
+  const zigbee = await import('./zigbee/index.ts');
   return {
-    routes: [...history.documentedRoutes(), ...automations.documentedRoutes()],
-    events: automations.AUTOMATION_EVENTS.openApi,
+    routes: [...history.documentedRoutes(), ...automations.documentedRoutes(), ...zigbee.documentedRoutes()],
+    events: { ...automations.AUTOMATION_EVENTS.openApi, ...zigbee.ZIGBEE_EVENTS },
   };
 }

@@ -155,6 +155,13 @@ export const settingDefs = [
     description: 'How long a link-button press lets clients obtain a token (spec: at most 5 minutes).',
   },
   {
+    key: 'devices.max',
+    schema: int({ min: 1, max: 100000 }),
+    default: 10000,
+    description:
+      'Devices the gateway keeps at most (each takes about 3 KB of memory; docs/benchmarks.md). A new device past it is refused with an error; none is removed.',
+  },
+  {
     key: 'sse.heartbeat_seconds',
     schema: int({ min: 1, max: 20 }),
     default: 15,

@@ -5,7 +5,12 @@
  * `tags.toggle`, and, when it is known already, only what changed updated (never re-added).
  */
 import { sanitizeReport } from '../catalog/index.ts';
-import type { DeviceAnnouncement, DeviceRecord, DriverHost } from '../core/devices/contract.ts';
+import {
+  type DeviceAnnouncement,
+  DeviceLimitReached,
+  type DeviceRecord,
+  type DriverHost,
+} from '../core/devices/contract.ts';
 import type { Log } from '../lib/log.ts';
 import { isObject } from '../lib/object.ts';
 import type { Expose } from './exposes.ts';
@@ -43,13 +48,14 @@ export interface ZigbeeDeviceInfo {
 /**
  * Adds the device (addDevice), or reconciles the one stored under the same ref: a rename on the
  * backend's side, new capabilities (their channels labelled, unless the user's tags already do),
- * new exposes or channel names (updateDeviceInfo only when something changed).
+ * new exposes or channel names (updateDeviceInfo only when something changed). A new device past
+ * the most the gateway keeps is not added: `refused` says why.
  */
 export function announceZigbeeDevice(
   host: DriverHost,
   driver: string,
   d: ZigbeeDeviceInfo,
-): { added: boolean; record: DeviceRecord } {
+): { added: boolean; record: DeviceRecord } | { added: false; refused: string } {
   const labels = d.mapping.channelLabels;
   const extra = { ...d.extra, exposes: d.exposes, channel_aliases: d.mapping.channelAliases };
   const existing = host.findByRef(driver, d.ref) ?? adopt(host, driver, d);
@@ -67,7 +73,13 @@ export function announceZigbeeDevice(
       ...(Object.keys(labels).length > 0 ? { tags: { toggle: labels } } : {}),
       extra,
     };
-    return { added: true, record: host.deviceFound(driver, announcement) };
+    try {
+      return { added: true, record: host.deviceFound(driver, announcement) };
+    } catch (err) {
+      // The device stays on the Zigbee network; the gateway lists it once there is room.
+      if (err instanceof DeviceLimitReached) return { added: false, refused: err.message };
+      throw err;
+    }
   }
   const prev = existing.extra ?? {};
   const info: Parameters<DriverHost['infoUpdated']>[1] = {};

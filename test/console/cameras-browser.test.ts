@@ -115,7 +115,11 @@ describe('cameras in the console, in a browser, on a gateway without Zigbee', ()
       .waitFor();
     await stream.getByLabel('Password').fill(secret);
     await stream.getByRole('button', { name: 'Save stream' }).click();
-    await desk.getByText(`${NAME}: stream saved.`).waitFor();
+    const saved = desk.locator('.toast').filter({ hasText: `${NAME}: stream saved.` });
+    await saved.waitFor();
+    // Put away, so that the next save's toast is seen to come anew.
+    await saved.getByRole('button', { name: 'Dismiss' }).click();
+    await saved.waitFor({ state: 'detached' });
     assert.equal(await stream.getByLabel('Password').inputValue(), '', 'the field is empty again');
     assert.equal(await stream.getByLabel('Password').getAttribute('placeholder'), 'unchanged (leave empty to keep it)');
     // Moved to the board's stream, the password left empty: the camera keeps its own.

@@ -322,14 +322,54 @@ describe('a slow client', () => {
 });
 
 describe('edges of the stream', () => {
-  it('HEAD on the stream path gets the head of a stream and ends', async (t) => {
-    const gw = await startGateway();
-    t.after(() => gw.stop());
-    const res = await fetch(`${gw.url}${sse('v2', gw.token())}`, { method: 'HEAD' });
-    assert.equal(res.status, 200);
-    assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
-    assert.equal(gw.gateway.sse.size, 0);
-  });
+  // The canonical path is served ahead of Fastify (src/http/open-api/events.ts, rawStreamRoute);
+  // other spellings reach the Fastify route. Both must answer alike.
+  const spellings = [
+    ['the canonical path', (q: string) => `/open-api/v2/sse/bridge?${q}`],
+    ['a trailing slash', (q: string) => `/open-api/v2/sse/bridge/?${q}`],
+    ['a doubled slash', (q: string) => `//open-api/v2/sse/bridge?${q}`],
+  ] as const;
+
+  for (const [what, path] of spellings) {
+    it(`HEAD on the stream path (${what}) gets the head of a stream and ends`, async (t) => {
+      const gw = await startGateway();
+      t.after(() => gw.stop());
+      const res = await fetch(`${gw.url}${path(`access_token=${gw.token()}`)}`, { method: 'HEAD' });
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+      assert.equal(res.headers.get('access-control-allow-origin'), '*');
+      assert.equal(gw.gateway.sse.size, 0);
+    });
+
+    it(`a valid token given twice (${what}) is no token: HTTP 401 with the JSON body`, async (t) => {
+      const gw = await startGateway();
+      t.after(() => gw.stop());
+      const token = gw.token();
+      const res = await fetch(`${gw.url}${path(`access_token=${token}&access_token=${token}`)}`, {
+        headers: { accept: 'text/event-stream' },
+      });
+      assert.equal(res.status, 401);
+      assert.equal(res.headers.get('access-control-allow-origin'), '*');
+      assert.deepEqual(await res.json(), { error: 401, data: {}, message: 'invalid access_token' });
+    });
+
+    it(`a stream (${what}) resumes from lastEventId in the query and follows the bus`, async (t) => {
+      const gw = await startGateway();
+      t.after(() => gw.stop());
+      const before = publishState(gw.gateway.bus, 1).id;
+      publishState(gw.gateway.bus, 2);
+      const s = await openStream(gw.url, path(`access_token=${gw.token()}&lastEventId=${before}`));
+      t.after(() => s.close());
+      await eventually(() => gw.gateway.sse.size === 1, 5000, 'the stream attached');
+      publishState(gw.gateway.bus, 3);
+      await s.waitFor(() => s.events().length === 2);
+      assert.deepEqual(
+        s.events().map((f) => JSON.parse(f.data[0] as string).payload.n),
+        [2, 3],
+      );
+      assert.equal(s.headers['access-control-allow-origin'], '*');
+    });
+  }
 
   it('a stream opened while the gateway stops is told to retry and ended, so the stop completes', async (t) => {
     const bus = new EventBus(10_000);

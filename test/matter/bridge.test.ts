@@ -106,6 +106,19 @@ test(
   },
 );
 
+test(
+  'a Zigbee group is one bridged light: the controller switches both lights with one command, and it leaves with the group',
+  opts,
+  () => {
+    const s = scenario();
+    assert.ok(s.groupTypes.includes(T.DimmableLight), `the group of two dimmable lights: ${s.groupTypes}`);
+    assert.equal(s.groupLabel, 'Matter room');
+    assert.equal(s.groupLightsOn, true, 'both members on');
+    assert.equal(s.groupOnController, true, 'the group on as the controller reads it');
+    assert.equal(s.groupGone, true);
+  },
+);
+
 test('a thermostat raised by command and set by an attribute write from the controller goes through D4', opts, () => {
   const s = scenario();
   assert.equal(s.thermostatRaise.before, 2100);

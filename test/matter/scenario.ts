@@ -341,6 +341,39 @@ try {
   );
   seen.openApiLight = openApiLight.state;
 
+  // A Zigbee group of two lights (a device of the gateway like any other): one bridged endpoint,
+  // the room switched with one command of the controller, gone once the group is deleted.
+  const powerOf = async (serial: string) =>
+    (await api('GET', '/v2/rest/devices')).data.device_list.find((d: any) => d.serial_number === serial)?.state?.power
+      ?.powerState;
+  const made = await api('POST', '/v2/rest/zigbee/groups', {
+    name: 'Matter room',
+    members: [{ serial_number: light.serial_number }, { serial_number: whiteLight.serial_number }],
+  });
+  if (made.error !== 0) throw new Error(`the group was not made: ${made.message}`);
+  const group = made.data.group;
+  const groupEp = await until('the group on the controller', () => bridged().get(uniqueId(group.serial_number)));
+  seen.groupTypes = typesOf(groupEp);
+  seen.groupLabel = groupEp.stateOf('bridgedDeviceBasicInformation').nodeLabel;
+  await groupEp.commandsOf('onOff').off();
+  await until('both lights off', async () =>
+    (await powerOf(light.serial_number)) === 'off' && (await powerOf(whiteLight.serial_number)) === 'off'
+      ? true
+      : undefined,
+  );
+  await groupEp.commandsOf('onOff').on();
+  seen.groupLightsOn = await until('both lights on by the group', async () =>
+    (await powerOf(light.serial_number)) === 'on' && (await powerOf(whiteLight.serial_number)) === 'on'
+      ? true
+      : undefined,
+  );
+  seen.groupOnController = await until('the controller sees the group on', () => groupEp.stateOf('onOff').onOff);
+  const deleted = await api('DELETE', `/v2/rest/zigbee/groups/${encodeURIComponent(group.group)}`);
+  if (deleted.error !== 0) throw new Error(`the group was not deleted: ${deleted.message}`);
+  seen.groupGone = await until('the group leaves the controller', () =>
+    bridged().has(uniqueId(group.serial_number)) ? undefined : true,
+  );
+
   // A third-party lamp whose service refuses every directive: the controller's command fails with
   // the gateway's refusal, and the lamp stays off (same driver confirmation as any client).
   const { startService } = await import('../helpers/thirdparty.ts');

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
-import { DEBUG_LOG_SIZE } from '../../src/core/devices/debug-log.ts';
+import { DEBUG_LOG_SIZE, DeviceDebugLog } from '../../src/core/devices/debug-log.ts';
+import { EventBus } from '../../src/core/event-bus.ts';
 import { makeJpegs, startEsp32 } from '../camera/servers.ts';
 import { advanceUntil, ManualClock } from '../helpers/clock.ts';
 import { call, eventually, rest, startGateway } from '../helpers/foundation.ts';
@@ -199,5 +200,54 @@ describe('the debug log of a third-party device', () => {
     assert.equal(r.next_index, DEBUG_LOG_SIZE + 10);
     assert.equal(r.logs[0].index, 10, 'the oldest went first');
     assert.equal(r.logs.length, 100);
+  });
+
+  it('keeps at most its bytes in all: past them, the oldest entries of any device go first', () => {
+    const bus = new EventBus(100);
+    let now = START;
+    const log = new DeviceDebugLog(
+      () => now,
+      () => true,
+      bus,
+      20_000,
+    );
+    const report = (serial: string, n: number) =>
+      log.eventReceived(
+        serial,
+        'DeviceStatesChangeReport',
+        { state: { n, pad: 'x'.repeat(300) } },
+        {
+          ok: true,
+          payload: {},
+        },
+      );
+    const read = (serial: string) => log.read(serial, { type: 'event_log', limit: 100 });
+    // Three devices, 60 reports each, interleaved: about 26,000 bytes of entries offered.
+    for (let n = 0; n < 60; n++) {
+      now += 1000;
+      for (const serial of ['a', 'b', 'c']) report(serial, n);
+    }
+    assert.ok(log.keptBytes <= 20_000, `${log.keptBytes} bytes kept`);
+    const kept = ['a', 'b', 'c'].map(read);
+    // Each device keeps its newest entries, from the same point on: the oldest of all went first.
+    for (const r of kept) {
+      assert.equal(r.next_index, 60);
+      assert.ok(r.kept > 10 && r.kept < 60, `${r.kept} kept`);
+      assert.deepEqual(
+        r.entries.map((e) => (e.payload as { state: { n: number } }).state.n),
+        Array.from({ length: r.kept }, (_, i) => 60 - r.kept + i),
+      );
+      assert.equal(r.entries.at(-1)?.time, new Date(now).toISOString());
+    }
+    assert.ok(Math.max(...kept.map((r) => r.kept)) - Math.min(...kept.map((r) => r.kept)) <= 1);
+    // A device removed gives its bytes back.
+    const before = log.keptBytes;
+    bus.publish('device#deleteDevice', { endpoint: { serial_number: 'a' } });
+    assert.equal(read('a').kept, 0);
+    assert.ok(log.keptBytes < before * 0.7, `${log.keptBytes} of ${before} bytes still kept`);
+    // And the log goes on within its bytes, however long it runs.
+    for (let n = 60; n < 5000; n++) report(n % 2 ? 'b' : 'd', n);
+    assert.ok(log.keptBytes <= 20_000);
+    assert.equal(read('d').entries.at(-1)?.index, 2469);
   });
 });

@@ -71,6 +71,7 @@ describe('metrics that move', () => {
     const [one, two] = (synced.json.payload.endpoints as { serial_number: string }[]).map((e) => e.serial_number);
     const stream = await openEvents(g.url, token);
     t.after(() => stream.close());
+    assert.equal((await fetch(`${g.url}/open-api/v2/sse/bridge?access_token=nope`)).status, 401);
 
     // One command the service carries out, one it refuses.
     const control = (serial: string) =>
@@ -105,6 +106,14 @@ describe('metrics that move', () => {
       1,
     );
     assert.equal(metricValue(s1, 'opencube_http_requests_total', { route: '/metrics', outcome: '200' }), 1);
+    assert.equal(
+      metricValue(s1, 'opencube_http_requests_total', {
+        route: '/open-api/v2/sse/bridge',
+        method: 'GET',
+        outcome: '401',
+      }),
+      1,
+    );
     assert.equal(metricValue(s1, 'opencube_devices', { driver: 'thirdparty', online: 'true' }), 2);
     assert.equal(metricValue(s1, 'opencube_events_published_total', { event: 'device#addDevice' }), 2);
     assert.equal(

@@ -110,6 +110,17 @@ describe('connection timeouts (gateway clock)', () => {
       s.close();
     }
   });
+  it('open event streams hold no timer of the gateway clock, however many there are', async () => {
+    const token = gw.token('streams');
+    const held = clock.pending();
+    const streams = await Promise.all(Array.from({ length: 5 }, () => openStream(gw.url, sse(token))));
+    try {
+      await eventually(() => gw.gateway.sse.size === 5, 5000, 'the streams attached');
+      assert.equal(clock.pending(), held);
+    } finally {
+      for (const s of streams) s.close();
+    }
+  });
 });
 
 describe('the connection limit', () => {

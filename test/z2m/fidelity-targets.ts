@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Broker, loadFixtures, startBroker, Z2mSimulator } from '../../src/drivers/zigbee-sim/index.ts';
 import type { ModelFixture } from '../../src/zigbee/index.ts';
-import { tempDir } from '../helpers/foundation.ts';
+import { eventually, tempDir } from '../helpers/foundation.ts';
 import {
   COLOUR_LIGHT,
   CONTACT_SENSOR,
@@ -22,6 +22,7 @@ import {
 } from './fake/devices.ts';
 import { writeOtaFolder } from './fake/ota-image.ts';
 import type { FakeDeviceSpec } from './fake/spec.ts';
+import { holdOtaDownload } from './ota-hold.ts';
 import { type RealZigbee2mqtt, startRealZigbee2mqtt } from './real-z2m.ts';
 import { MqttRecorder, type Recorded, retainedOn } from './recorder.ts';
 
@@ -44,6 +45,8 @@ export interface Target {
   readonly otaUrl?: string;
   /** The remote's toggle button is pressed. */
   press(d: FakeDeviceSpec): Promise<void>;
+  /** The device's next firmware download waits after its first block (`held`) until `release`. */
+  holdUpdate(d: FakeDeviceSpec): Promise<{ held: Promise<void>; release(): Promise<void> }>;
   stop(): Promise<void>;
 }
 
@@ -97,6 +100,14 @@ export async function simulated(): Promise<Target> {
     async press(d) {
       sim.report(dev(d).ieee, { action: 'toggle' });
     },
+    async holdUpdate(d) {
+      const ieee = dev(d).ieee;
+      sim.holdNextUpdate(ieee);
+      return {
+        held: eventually(() => sim.updateHeld(ieee), 30_000, 'the simulated update held'),
+        release: async () => sim.releaseUpdate(ieee),
+      };
+    },
     async stop() {
       await rec.close();
       await sim.stop();
@@ -141,6 +152,7 @@ export async function real(): Promise<Target> {
     tryJoin: (d) => hook('join', { ieee: d.ieee }),
     otaUrl: join(otaDir, 'index.json'),
     press: (d) => hook(`${d.ieee}/command`, { cluster: 'genOnOff', command: 'toggle' }),
+    holdUpdate: (d) => holdOtaDownload(rec, z2m.hookPrefix, d.ieee),
     async stop() {
       await z2m.stop();
       await rec.close();

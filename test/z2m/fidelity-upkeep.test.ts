@@ -254,6 +254,50 @@ const observations: Observation[] = [
     },
   ],
   [
+    'ota_update/update/abort answers at once and shows the image available again; the update it stopped then fails, naming the abort',
+    async (t) => {
+      const light = namesOf(t, COLOUR_LIGHT);
+      const url = t.otaUrl ? { url: t.otaUrl } : {};
+      const hold = await t.holdUpdate(COLOUR_LIGHT);
+      const from = t.rec.mark();
+      await t.rec.publish(`${t.base}/bridge/request/device/ota_update/update`, {
+        id: light.friendly,
+        ...url,
+        transaction: 'ab-1',
+      });
+      await hold.held;
+      const mark = t.rec.mark();
+      const aborted = await ask(t, 'device/ota_update/update/abort', { id: light.friendly, transaction: 'ab-2' });
+      const shown = (
+        await t.rec.waitFor(
+          on(`${t.base}/${light.friendly}`, (s) => s.update?.state !== 'updating'),
+          mark,
+        )
+      ).json as any;
+      // The device asks for its next block: the coordinator answers ABORT.
+      await hold.release();
+      const failed = await t.rec.waitFor(on(`${t.base}/bridge/response/device/ota_update/update`), from);
+      return {
+        aborted: JSON.parse(placeholders(light, aborted.text)),
+        shown: { keys: keys(shown.update), state: shown.update.state },
+        failed: JSON.parse(placeholders(light, failed.text)),
+      };
+    },
+    {
+      aborted: { data: { id: '<name>' }, status: 'ok', transaction: 'ab-2' },
+      shown: {
+        keys: ['installed_version', 'latest_release_notes', 'latest_source', 'latest_version', 'state'],
+        state: 'available',
+      },
+      failed: {
+        data: {},
+        error: "OTA update of '<name>' failed (OTA for device <ieee> was aborted)",
+        status: 'error',
+        transaction: 'ab-1',
+      },
+    },
+  ],
+  [
     "a firmware update shows its progress in the device's update state, then idle with the new version, and answers from and to",
     async (t) => {
       const light = namesOf(t, COLOUR_LIGHT);
@@ -309,6 +353,27 @@ const observations: Observation[] = [
         ],
       },
       last: { state: 'idle', same: true, installed: true },
+    },
+  ],
+  [
+    "an abort with no update running is refused, on the update's topic",
+    async (t) => {
+      const light = namesOf(t, COLOUR_LIGHT);
+      const url = t.otaUrl ? { url: t.otaUrl } : {};
+      const from = t.rec.mark();
+      await t.rec.publish(`${t.base}/bridge/request/device/ota_update/update/abort`, {
+        id: light.friendly,
+        ...url,
+        transaction: 'ab-3',
+      });
+      const answer = await t.rec.waitFor(on(`${t.base}/bridge/response/device/ota_update/update`), from);
+      return JSON.parse(placeholders(light, answer.text));
+    },
+    {
+      data: {},
+      error: "No OTA in progress to abort for device '<name>'",
+      status: 'error',
+      transaction: 'ab-3',
     },
   ],
 ];

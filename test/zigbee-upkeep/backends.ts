@@ -9,12 +9,13 @@ import { createHerdsman } from '../../src/drivers/herdsman/index.ts';
 import { type Broker, loadFixtures, startBroker, Z2mSimulator } from '../../src/drivers/zigbee-sim/index.ts';
 import { Zigbee2MqttDriver } from '../../src/drivers/zigbee2mqtt/index.ts';
 import type { ModelFixture } from '../../src/zigbee/index.ts';
-import { tempDir, testSettings } from '../helpers/foundation.ts';
+import { eventually, tempDir, testSettings } from '../helpers/foundation.ts';
 import { herdsmanSetup } from '../herdsman/harness.ts';
 import { COLOUR_LIGHT, COVER, DIMMABLE_LIGHT, FAKE_DEVICES } from '../z2m/fake/devices.ts';
 import type { ReceivedRequest } from '../z2m/fake/network.ts';
 import { writeOtaFolder } from '../z2m/fake/ota-image.ts';
 import type { FakeDeviceSpec } from '../z2m/fake/spec.ts';
+import { holdOtaDownload } from '../z2m/ota-hold.ts';
 import { startRealZigbee2mqtt } from '../z2m/real-z2m.ts';
 import { MqttRecorder } from '../z2m/recorder.ts';
 import { quiet, startRig } from './rig.ts';
@@ -65,6 +66,7 @@ export async function realZigbee2mqtt(): Promise<UpkeepBackend> {
     rig,
     ieee: (d) => d.ieee,
     failNextUpdate: (d) => hook(`${d.ieee}/ota-fail`, { how: 'invalid-image' }),
+    holdNextUpdate: (d) => holdOtaDownload(rec, z2m.hookPrefix, d.ieee),
     press: (d) => hook(`${d.ieee}/command`, { cluster: 'genOnOff', command: 'toggle' }),
     mark: () => rec.mark(),
     groupCommands: (mark, group) =>
@@ -112,6 +114,18 @@ export async function herdsmanOnFakeCoordinator(): Promise<UpkeepBackend> {
     ieee: (d) => d.ieee,
     async failNextUpdate(d) {
       s.net.failOta(d.ieee, 'invalid-image');
+    },
+    async holdNextUpdate(d) {
+      const held = new Promise<void>((resolve) => {
+        const on = (e: { ieee: string }) => {
+          if (e.ieee !== d.ieee) return;
+          s.net.events.off('otaHeld', on);
+          resolve();
+        };
+        s.net.events.on('otaHeld', on);
+      });
+      s.net.holdOta(d.ieee);
+      return { held, release: async () => s.net.releaseOta(d.ieee) };
     },
     async press(d) {
       s.net.command(d.ieee, undefined, 'genOnOff', 'toggle');
@@ -178,6 +192,13 @@ export async function simulatedNetwork(): Promise<UpkeepBackend> {
     ieee,
     async failNextUpdate(d) {
       sim.failNextUpdate(ieee(d));
+    },
+    async holdNextUpdate(d) {
+      sim.holdNextUpdate(ieee(d));
+      return {
+        held: eventually(() => sim.updateHeld(ieee(d)), 30_000, 'the update held'),
+        release: async () => sim.releaseUpdate(ieee(d)),
+      };
     },
     async press(d) {
       sim.report(ieee(d), { action: 'toggle' });

@@ -15,6 +15,7 @@ import { advanceUntil, ManualClock, settle, watch } from '../helpers/clock.ts';
 import { eventually, tempDir, testSettings } from '../helpers/foundation.ts';
 import { herdsmanSetup } from '../herdsman/harness.ts';
 import { COLOUR_LIGHT, DIMMABLE_LIGHT, FAKE_DEVICES } from '../z2m/fake/devices.ts';
+import type { ReceivedRequest } from '../z2m/fake/network.ts';
 import { writeOtaFolder } from '../z2m/fake/ota-image.ts';
 import { quiet, startRig, type UpkeepRig } from './rig.ts';
 
@@ -107,6 +108,41 @@ describe('the herdsman driver on the gateway’s clock', () => {
       left.every((x, i) => i === 0 || x <= (left[i - 1] as number) + 1),
       `remaining: ${left.join()}`,
     );
+  });
+
+  it('interviews the light again 5 s of the clock after its update, then configures it again (new firmware, new description), as Zigbee2MQTT does', async () => {
+    const seen: ReceivedRequest[] = [];
+    const on = (r: ReceivedRequest) => {
+      if (r.ieee === COLOUR_LIGHT.ieee) seen.push(r);
+    };
+    s.net.events.on('received', on);
+    const zdo = (command: string) => seen.some((r) => r.kind === 'zdo' && r.command === command);
+    try {
+      // The update above ended at this clock time: nothing before its 5 s.
+      clock.advance(4 * SECOND);
+      await settle(300);
+      assert.ok(!zdo('ACTIVE_ENDPOINTS_REQUEST'), `not interviewed before 5 s: ${seen.map((r) => r.command)}`);
+      clock.advance(SECOND);
+      await eventually(
+        () => zdo('ACTIVE_ENDPOINTS_REQUEST') && zdo('SIMPLE_DESCRIPTOR_REQUEST'),
+        20_000,
+        'the interview',
+      );
+      // Its model's configuration runs again: for this light, reads of its colour capabilities (0x400a).
+      await eventually(
+        () =>
+          seen.some(
+            (r) =>
+              r.cluster === 'lightingColorCtrl' &&
+              r.command === 'read' &&
+              JSON.stringify(r.payload).includes('"attrId":16394'),
+          ),
+        20_000,
+        'its configuration done again',
+      );
+    } finally {
+      s.net.events.off('received', on);
+    }
   });
 
   it('paces a network scan: one second of the clock between two routers', async () => {

@@ -23,6 +23,11 @@ export interface UpkeepBackend {
   ieee(d: FakeDeviceSpec): string;
   /** Its next firmware update fails: it reports the image invalid at the end of the download. */
   failNextUpdate(d: FakeDeviceSpec): Promise<void>;
+  /**
+   * Its next download waits after its first block (so that a test acts while it surely runs):
+   * `held` resolves once it waits, `release` lets it go on.
+   */
+  holdNextUpdate(d: FakeDeviceSpec): Promise<{ held: Promise<void>; release(): Promise<void> }>;
   /** The remote's toggle button is pressed. */
   press(d: FakeDeviceSpec): Promise<void>;
   /** A position to count commands from. */
@@ -104,6 +109,40 @@ export function upkeepScenario(title: string, start: () => Promise<UpkeepBackend
         const done = await rig.devices.update(light, { state: { power: { powerState: 'on' } } });
         assert.ok(done.ok, done.ok ? '' : done.message);
         assert.equal(power(light), 'on');
+      });
+
+      it('stops an update that runs: the device keeps its firmware, and the image is still there to install', async () => {
+        const light = serial(COLOUR_LIGHT);
+        const before = rig.upkeep.firmwareOf(light);
+        assert.ok(before.ok);
+        const build = rig.registry.get(light)?.firmware_version;
+        const hold = await b.holdNextUpdate(COLOUR_LIGHT);
+        const from = rig.events.length;
+        const r = rig.upkeep.updateFirmware({ serial_number: light });
+        assert.ok(r.ok, r.ok ? '' : r.message);
+        await hold.held;
+        const stopped = await rig.upkeep.cancelFirmwareUpdate({ serial_number: light });
+        assert.ok(stopped.ok, stopped.ok ? '' : stopped.message);
+        assert.equal(stopped.value.state, 'available');
+        // The device hears the stop at its next block request.
+        await hold.release();
+        const cancelled = await rig.waitFor(
+          'zigbee#firmware',
+          (d) => d.payload.serial_number === light && d.payload.state === 'cancelled',
+          from,
+        );
+        assert.equal(cancelled.data.payload.installed_version, before.value.installed_version);
+        assert.ok(
+          !rig.since('zigbee#firmware', from).some((e) => e.data.payload.state === 'failed'),
+          'told as cancelled, not as failed',
+        );
+        const after = rig.upkeep.firmwareOf(light);
+        assert.ok(after.ok);
+        assert.deepEqual(
+          [after.value.state, after.value.installed_version],
+          ['available', before.value.installed_version],
+        );
+        assert.equal(rig.registry.get(light)?.firmware_version, build);
       });
 
       it('installs the image with its progress on the bus, one update at a time, and shows the new firmware', async () => {

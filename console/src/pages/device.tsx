@@ -4,13 +4,16 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, wordsOf } from '../api.ts';
+import { BindingsSection } from '../components/bindings.tsx';
 import { CameraSections } from '../components/camera.tsx';
 import { ControlView } from '../components/controls.tsx';
+import { FirmwareSection } from '../components/firmware.tsx';
 import { lazy } from '../components/lazy.tsx';
 import { TagsForm } from '../components/tags-form.tsx';
 import { categoryName, describeState, humanize, readingText, shownReadings, timeOf } from '../format.ts';
 import { act, devices, notify, onDeviceEvent } from '../store.ts';
 import type { Device } from '../types.ts';
+import { GroupSection } from './groups.tsx';
 
 const DeviceHistory = lazy(() => import('../components/history-chart.tsx').then((m) => m.DeviceHistory));
 
@@ -179,6 +182,9 @@ export function DevicePage({ serial }: { serial: string }) {
           </dl>
         </section>
       )}
+      {d.protocol === 'zigbee' && d.model === 'Zigbee group' && <GroupSection d={d} />}
+      {d.protocol === 'zigbee' && <FirmwareSection d={d} />}
+      {d.protocol === 'zigbee' && d.model !== 'Zigbee group' && <BindingsSection d={d} />}
       <section>
         <h2>Capabilities</h2>
         <ul class="chips">

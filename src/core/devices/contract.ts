@@ -80,11 +80,24 @@ export interface DeviceInfoUpdate {
   firmware_version?: string;
 }
 
+/**
+ * A new device refused: the gateway holds the most devices it keeps (setting `devices.max`; each
+ * costs memory, docs/benchmarks.md). Devices already kept are untouched; inside a batch, the
+ * batch is rolled back. The message says so in words for a client or an operator.
+ */
+export class DeviceLimitReached extends Error {
+  constructor(readonly max: number) {
+    super(`the gateway keeps at most ${max} devices (setting devices.max): remove some first`);
+    this.name = 'DeviceLimitReached';
+  }
+}
+
 /** What the registry offers a driver. Every call is committed to the store before it returns. */
 export interface DriverHost {
   /**
    * Adds a device, or updates the one with the same driver_ref (reconciled, not re-added). `by`:
-   * who added it by hand (D2 of an app or the console), named in the activity log.
+   * who added it by hand (D2 of an app or the console), named in the activity log. Throws
+   * DeviceLimitReached for a new device past the most the gateway keeps.
    */
   deviceFound(driver: string, device: DeviceAnnouncement, by?: Actor): DeviceRecord;
   /** Merges reported state (per capability and name level); emits only what changed. */

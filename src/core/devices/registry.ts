@@ -6,26 +6,35 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { CapabilityObject } from '../../catalog/index.ts';
+import { withoutUndefined } from '../../lib/object.ts';
 import type { Db } from '../../store/db.ts';
 import type { Actor } from '../actor.ts';
 import type { EventBus } from '../event-bus.ts';
-import type { DeviceAnnouncement, DeviceInfoUpdate, DeviceRecord, DriverHost } from './contract.ts';
+import {
+  type DeviceAnnouncement,
+  type DeviceInfoUpdate,
+  DeviceLimitReached,
+  type DeviceRecord,
+  type DriverHost,
+} from './contract.ts';
+import { Interned } from './interned.ts';
 import { mergeState, pruneState } from './state.ts';
 import { clearDevices, DeviceStore, type StoredDevice } from './store.ts';
 import { endpointOf, toWire } from './wire.ts';
 
-interface Entry extends StoredDevice {
-  /** The served JSON of the device, cached until it changes. */
-  json?: string;
-}
+type Entry = StoredDevice;
+
+/** The most devices a gateway keeps unless its settings say otherwise (`devices.max`). */
+export const DEFAULT_MAX_DEVICES = 10_000;
+
+/**
+ * Told of each change of the device list, after it is made: `serial` was added or changed, or is
+ * `gone`; `serial` null: any device may have changed (the list was cleared or reloaded).
+ */
+export type ListWatcher = (serial: string | null, gone: boolean) => void;
 
 function refKey(driver: string, ref: string): string {
   return `${driver}\u0000${ref}`;
-}
-
-function dropUndefined<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
-  return o;
 }
 
 /** What a local (non-driver) update of a device may change. */
@@ -45,22 +54,38 @@ export class DeviceRegistry implements DriverHost {
   private readonly store: DeviceStore;
   /** Events held back while a batch is open; published once it is committed. */
   private pending: (() => void)[] | null = null;
-  private listJsonCache: string | null = null;
+  private readonly watchers: ListWatcher[] = [];
+  /** Capability lists, one per distinct list (most devices share their model's). */
+  private readonly capabilityLists = new Interned<CapabilityObject[]>();
+  /** New devices are refused past this many (a store that holds more, kept from before, keeps them all). */
+  readonly maxDevices: number;
 
   /** `opts.onStoreWrite` is told how long each write of the store took (ms), for metrics. */
   constructor(
     private readonly db: Db,
     private readonly bus: EventBus,
-    opts: { onStoreWrite?: (ms: number) => void } = {},
+    opts: { onStoreWrite?: (ms: number) => void; maxDevices?: number } = {},
   ) {
     this.store = new DeviceStore(db, opts.onStoreWrite);
+    this.maxDevices = opts.maxDevices ?? DEFAULT_MAX_DEVICES;
     for (const d of this.store.loadAll()) this.index(d);
   }
 
   private index(d: Entry): void {
+    // Every record passes here before anyone else holds it.
+    d.record.capabilities = this.capabilityLists.of(d.record.capabilities);
     this.bySerial.set(d.record.serial_number, d);
     this.byRef.set(refKey(d.record.driver, d.record.driver_ref), d);
-    this.listJsonCache = null;
+    this.told(d.record.serial_number, false);
+  }
+
+  private told(serial: string | null, gone: boolean): void {
+    for (const w of this.watchers) w(serial, gone);
+  }
+
+  /** Tells `watcher` of every change of the device list from now on (a cache of what is served). */
+  watch(watcher: ListWatcher): void {
+    this.watchers.push(watcher);
   }
 
   private emit(fn: () => void): void {
@@ -92,6 +117,7 @@ export class DeviceRegistry implements DriverHost {
     this.bySerial.clear();
     this.byRef.clear();
     for (const d of this.store.loadAll()) this.index(d);
+    this.told(null, false);
   }
 
   private newSerial(driver: string, ref: string): string {
@@ -128,7 +154,8 @@ export class DeviceRegistry implements DriverHost {
     return this.batch(() => {
       const existing = this.byRef.get(refKey(driver, a.driver_ref));
       if (!existing) {
-        const record: DeviceRecord = dropUndefined({
+        if (this.bySerial.size >= this.maxDevices) throw new DeviceLimitReached(this.maxDevices);
+        const record: DeviceRecord = withoutUndefined({
           serial_number: this.newSerial(driver, a.driver_ref),
           driver,
           driver_ref: a.driver_ref,
@@ -161,7 +188,7 @@ export class DeviceRegistry implements DriverHost {
       const merged = a.state
         ? mergeState(old.state, a.state, a.capabilities, { repeatPresses: false })
         : { state: old.state, changed: {} };
-      const record: DeviceRecord = dropUndefined({
+      const record: DeviceRecord = withoutUndefined({
         ...old,
         third_serial_number: a.third_serial_number ?? old.third_serial_number,
         service_address: a.service_address ?? old.service_address,
@@ -247,7 +274,7 @@ export class DeviceRegistry implements DriverHost {
     this.store.delete(serial);
     this.bySerial.delete(serial);
     this.byRef.delete(refKey(entry.record.driver, entry.record.driver_ref));
-    this.listJsonCache = null;
+    this.told(serial, true);
     const ep = endpointOf(entry.record);
     this.emit(() => this.bus.publish('device#deleteDevice', { endpoint: ep }, by));
   }
@@ -303,16 +330,17 @@ export class DeviceRegistry implements DriverHost {
     by?: Actor,
   ): DeviceRecord {
     const old = entry.record;
-    const record: DeviceRecord = { ...old, name: userName ?? announcedName };
+    const next: DeviceRecord = { ...old, name: userName ?? announcedName };
     if (change.capabilities) {
-      record.capabilities = change.capabilities;
-      record.state = pruneState(old.state, change.capabilities);
+      next.capabilities = change.capabilities;
+      next.state = pruneState(old.state, change.capabilities);
     }
-    if (change.tags === null) delete record.tags;
-    else if (change.tags !== undefined) record.tags = change.tags;
-    if (extra) record.extra = { ...old.extra, ...extra };
+    if (change.tags === null) next.tags = undefined;
+    else if (change.tags !== undefined) next.tags = change.tags;
+    if (extra) next.extra = { ...old.extra, ...extra };
     // Served in D3, but not an updateDeviceInfo field (spec 6): a client sees it at its next D3.
-    if (change.firmware_version !== undefined) record.firmware_version = change.firmware_version;
+    if (change.firmware_version !== undefined) next.firmware_version = change.firmware_version;
+    const record = withoutUndefined(next);
     const infoChanged =
       old.name !== record.name ||
       !isDeepStrictEqual(old.capabilities, record.capabilities) ||
@@ -348,18 +376,6 @@ export class DeviceRegistry implements DriverHost {
     return this.bySerial.size;
   }
 
-  /** The served device_list as JSON, cached until a device changes (D3 is read far more than written). */
-  listJson(): string {
-    if (this.listJsonCache !== null) return this.listJsonCache;
-    const parts: string[] = [];
-    for (const e of this.bySerial.values()) {
-      e.json ??= JSON.stringify(toWire(e.record));
-      parts.push(e.json);
-    }
-    this.listJsonCache = `[${parts.join(',')}]`;
-    return this.listJsonCache;
-  }
-
   /** Deletes every device (factory reset), emitting deleteDevice for each. */
   clear(): void {
     this.batch(() => {
@@ -367,7 +383,7 @@ export class DeviceRegistry implements DriverHost {
       clearDevices(this.db);
       this.bySerial.clear();
       this.byRef.clear();
-      this.listJsonCache = null;
+      this.told(null, true);
       for (const d of all) {
         const ep = endpointOf(d);
         this.emit(() => this.bus.publish('device#deleteDevice', { endpoint: ep }));

@@ -1,5 +1,6 @@
 /** The SQLite repository of devices. Each write is committed when the call returns. */
 
+import { withoutUndefined } from '../../lib/object.ts';
 import type { Db } from '../../store/db.ts';
 import type { DeviceRecord } from './contract.ts';
 
@@ -42,7 +43,7 @@ function opt<T>(v: T | null): T | undefined {
 
 /** Reads a row as the registry does at start (a restore reads a backup's rows with it first). Throws on a value that is not JSON. */
 export function deviceFromRow(row: DeviceRow): StoredDevice {
-  const record: DeviceRecord = {
+  const record: DeviceRecord = withoutUndefined({
     serial_number: row.serial_number,
     driver: row.driver,
     driver_ref: row.driver_ref,
@@ -62,8 +63,7 @@ export function deviceFromRow(row: DeviceRow): StoredDevice {
     tags: row.tags === null ? undefined : JSON.parse(row.tags),
     online: row.online === 1,
     extra: JSON.parse(row.extra),
-  };
-  for (const k of Object.keys(record) as (keyof DeviceRecord)[]) if (record[k] === undefined) delete record[k];
+  });
   return { record, announcedName: row.name, userName: opt(row.user_name) };
 }
 

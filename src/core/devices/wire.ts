@@ -30,12 +30,12 @@ const WIRE_FIELDS = [
  */
 export function toWire(d: DeviceRecord): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  // Third-party devices carry no protocol (COMPAT.md), whatever a driver put there.
+  const noProtocol = d.third_serial_number !== undefined && d.driver === 'thirdparty';
   for (const k of WIRE_FIELDS) {
     const v = k === 'tags' ? (d.tags ?? {}) : d[k];
-    if (v !== undefined) out[k] = v;
+    if (v !== undefined && !(k === 'protocol' && noProtocol)) out[k] = v;
   }
-  // Third-party devices carry no protocol (COMPAT.md), whatever a driver put there.
-  if (d.third_serial_number !== undefined && d.driver === 'thirdparty') delete out.protocol;
   return out;
 }
 

@@ -175,6 +175,11 @@ export interface ZigbeeUpkeep {
   checkFirmware(device: DeviceRecord): Promise<Result<FirmwareCheck>>;
   /** Installs the newest image (long: minutes on a real network); `progress` is told as it goes. */
   updateFirmware(device: DeviceRecord, progress: (p: FirmwareProgress) => void): Promise<Result<FirmwareUpdated>>;
+  /**
+   * Stops the update of a device that runs now (the device keeps the firmware it runs; the one
+   * `updateFirmware` started then ends as a failure). Absent: the backend cannot stop one.
+   */
+  cancelFirmware?(device: DeviceRecord): Promise<Result<null>>;
 
   groups(): ZigbeeGroup[];
   /** What a group of these members would share (capabilities; empty: nothing), to check a member before adding it. */

@@ -29,6 +29,8 @@ interface Job {
   serial: string;
   driverId: string;
   network: string;
+  /** Asked to stop while it ran: its end is told as `cancelled`, not `failed`. */
+  cancelled?: boolean;
 }
 
 export interface FirmwareDeps {
@@ -51,14 +53,19 @@ export class FirmwareUpdates {
   private readonly queues = new Map<string, { running?: Job; waiting: Job[] }>();
   /** The last event of each device, so that a repeated report is not published again. */
   private readonly last = new Map<string, string>();
+  /** The devices a check runs for (one at a time per device). */
+  readonly checking = new Set<string>();
   private stopped = false;
 
   constructor(private readonly deps: FirmwareDeps) {}
 
-  /** Where a device's update stands: being installed, waiting (1: next), or neither. */
+  /**
+   * Where a device's update stands: being installed, waiting (1: next), or neither (one stopped
+   * by the user is neither while its backend ends it).
+   */
   place(serial: string): { state: 'updating' } | { state: 'queued'; position: number } | undefined {
     for (const q of this.queues.values()) {
-      if (q.running?.serial === serial) return { state: 'updating' };
+      if (q.running?.serial === serial && !q.running.cancelled) return { state: 'updating' };
       const i = q.waiting.findIndex((j) => j.serial === serial);
       if (i >= 0) return { state: 'queued', position: i + 1 };
     }
@@ -80,7 +87,9 @@ export class FirmwareUpdates {
     return {
       serial_number: device.serial_number,
       supported: live?.supported ?? kept.supported ?? false,
-      state: place?.state ?? live?.state ?? kept.state ?? 'unknown',
+      state:
+        place?.state ??
+        (this.checking.has(device.serial_number) ? 'checking' : (live?.state ?? kept.state ?? 'unknown')),
       ...(installed !== undefined ? { installed_version: installed } : {}),
       ...(latest !== undefined ? { latest_version: latest } : {}),
       ...(place?.state === 'updating' && live?.progress !== undefined ? { progress: live.progress } : {}),
@@ -140,6 +149,41 @@ export class FirmwareUpdates {
     if (this.last.get(payload.serial_number) === json) return;
     this.last.set(payload.serial_number, json);
     this.deps.bus.publish('zigbee#firmware', { payload });
+  }
+
+  /**
+   * Takes a device's update out of its queue (`dequeued`: it never started), or marks the one
+   * running as stopped by the user (`running`: its backend is asked to stop it, and its end is
+   * told as `cancelled`); undefined when none is queued or running.
+   */
+  cancel(serial: string): 'dequeued' | 'running' | undefined {
+    for (const q of this.queues.values()) {
+      if (q.running?.serial === serial && !q.running.cancelled) {
+        q.running.cancelled = true;
+        return 'running';
+      }
+      const i = q.waiting.findIndex((j) => j.serial === serial);
+      if (i < 0) continue;
+      q.waiting.splice(i, 1);
+      const device = this.deps.registry.get(serial);
+      const view = device ? this.view(device, this.deps.ability(device.driver)) : undefined;
+      this.publish({
+        serial_number: serial,
+        state: 'cancelled',
+        ...(view?.installed_version !== undefined ? { installed_version: view.installed_version } : {}),
+        ...(view?.latest_version !== undefined ? { latest_version: view.latest_version } : {}),
+      });
+      q.waiting.forEach((j, k) => {
+        this.publish({ serial_number: j.serial, state: 'queued', position: k + 1 });
+      });
+      return 'dequeued';
+    }
+    return undefined;
+  }
+
+  /** Marks a running update as no longer stopped (its backend could not stop it). */
+  uncancel(serial: string): void {
+    for (const q of this.queues.values()) if (q.running?.serial === serial) q.running.cancelled = false;
   }
 
   /** No more updates start; those waiting are dropped (one running ends as its backend ends it). */
@@ -214,6 +258,11 @@ export class FirmwareUpdates {
         firmware_version: after.firmware_version,
       });
       log?.info({ serial_number: job.serial, to_version: to }, `firmware update of ${now.name}: done`);
+    } else if (job.cancelled) {
+      // Stopped by the user: the device runs what it ran, and the image is still there to install.
+      this.remember(now, { supported: true, state: 'available' });
+      this.publish({ serial_number: job.serial, state: 'cancelled', ...known });
+      log?.info({ serial_number: job.serial }, `firmware update of ${now.name}: cancelled`);
     } else {
       this.publish({ serial_number: job.serial, state: 'failed', reason: r.message, ...known });
       log?.warn({ serial_number: job.serial, reason: r.message }, `firmware update of ${now.name}: failed`);

@@ -70,6 +70,11 @@ export class GroupDevices {
           if (g.capabilities.length === 0) continue;
           listed.add(ref);
           const extra: GroupExtra = { network: g.network, key: g.key, id: g.id, members: g.members };
+          if (!this.registry.findByRef(GROUP_DRIVER, ref) && this.registry.size >= this.registry.maxDevices) {
+            // A group is listed as a device: past the most the gateway keeps (devices.max) it is not
+            // listed (it still works on the network), and the groups listed before stay.
+            continue;
+          }
           this.registry.deviceFound(GROUP_DRIVER, {
             driver_ref: ref,
             name: g.name,

@@ -11,20 +11,20 @@
  * Wiring: register `groupDriver` with the device service before it starts, and call start()
  * once the drivers have started (stop() before they stop).
  */
-import { ErrorCode, failure } from '../../catalog/errors.ts';
+import { failure } from '../../catalog/errors.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
-import type { DeviceRecord } from '../devices/contract.ts';
 import type { DeviceRegistry } from '../devices/registry.ts';
 import type { DeviceService } from '../devices/service.ts';
 import type { BusEvent, EventBus } from '../event-bus.ts';
 import { bindingsView, resolveBind } from './bind-requests.ts';
-import { checkScan, checkSerial, invalid } from './checks.ts';
-import { type Answer, type FoundGroup, quoted, UpkeepContext, type ZigbeeDevice } from './context.ts';
+import { type Answer, type FoundGroup, quoted, UpkeepContext } from './context.ts';
 import { FirmwareUpdates } from './firmware.ts';
+import { FirmwareRequests } from './firmware-requests.ts';
 import { changeMember, createGroup, deleteGroup, renameGroup } from './group-requests.ts';
 import { GROUP_DRIVER, GroupDevices, GroupDriver } from './groups.ts';
-import type { BindingView, FirmwareView, GroupView, NetworkMapView } from './views.ts';
+import { type MapStore, NetworkMaps } from './maps.ts';
+import type { BindingView, FirmwareView, GroupView, NetworkMapView, ScanStarted } from './views.ts';
 
 export interface ZigbeeUpkeepDeps {
   registry: DeviceRegistry;
@@ -32,6 +32,8 @@ export interface ZigbeeUpkeepDeps {
   bus: EventBus;
   clock?: Clock;
   log?: Log;
+  /** Where the last map of each network is kept across restarts (memory only without it). */
+  maps?: MapStore;
 }
 
 /** A network as the service lists it. */
@@ -52,27 +54,27 @@ export class ZigbeeUpkeepService {
   private readonly ctx: UpkeepContext;
   private readonly groupDevices: GroupDevices;
   private readonly firmware: FirmwareUpdates;
-  private readonly clock: Clock;
-  private readonly scans = new Map<string, number>();
-  private readonly maps = new Map<string, NetworkMapView>();
-  private readonly checking = new Set<string>();
+  private readonly maps: NetworkMaps;
+  private readonly requests: FirmwareRequests;
   private readonly unwatch = new Map<string, () => void>();
   private unsubscribe?: () => void;
   /** Each group's view as last published, to tell what changed on the network's side. */
   private published = new Map<string, string>();
 
   constructor(private readonly deps: ZigbeeUpkeepDeps) {
-    this.clock = deps.clock ?? systemClock;
+    const clock = deps.clock ?? systemClock;
     this.groupDevices = new GroupDevices(deps.registry);
     this.ctx = new UpkeepContext(deps.registry, deps.devices, this.groupDevices);
     this.groupDriver = new GroupDriver((id) => this.ctx.ability(id));
     this.firmware = new FirmwareUpdates({
       registry: deps.registry,
       bus: deps.bus,
-      clock: this.clock,
+      clock,
       log: deps.log,
       ability: (id) => this.ctx.ability(id),
     });
+    this.requests = new FirmwareRequests({ ctx: this.ctx, firmware: this.firmware, log: deps.log });
+    this.maps = new NetworkMaps({ ctx: this.ctx, bus: deps.bus, clock, log: deps.log, store: deps.maps });
   }
 
   /** Follows the running Zigbee drivers: their groups listed as devices, their firmware reports. */
@@ -105,7 +107,7 @@ export class ZigbeeUpkeepService {
   networks(): NetworkStatus[] {
     return this.ctx.networks().map(({ network, driverId, ability }) => {
       const reach = ability.reachable(network);
-      const since = this.scans.get(`${driverId}\u0000${network}`);
+      const since = this.maps.scanning(driverId, network);
       const updating = this.ctx.registry
         .listByDriver(driverId)
         .find((d) => this.firmware.place(d.serial_number)?.state === 'updating');
@@ -136,91 +138,23 @@ export class ZigbeeUpkeepService {
   }
 
   /** Asks a device what it runs and the index what there is (events `checking`, then `idle`/`available` or `failed`). */
-  async checkFirmware(body: unknown): Promise<Answer<FirmwareView>> {
-    const z = this.updatable(body);
-    if (!z.ok) return z;
-    const { device, ability } = z.value;
-    const serial = device.serial_number;
-    if (this.checking.has(serial)) return invalid(`serial_number: a check of ${quoted(device.name)} is running`);
-    this.checking.add(serial);
-    try {
-      this.firmware.publish({ serial_number: serial, state: 'checking' });
-      const r = await ability.checkFirmware(device);
-      const now = this.ctx.registry.get(serial) ?? device;
-      if (!r.ok) {
-        this.firmware.publish({ serial_number: serial, state: 'failed', reason: r.message });
-        return { ok: false, ...failure(r.code, r.message) };
-      }
-      const info = {
-        supported: true,
-        state: r.value.available ? ('available' as const) : ('idle' as const),
-        ...r.value,
-      };
-      this.firmware.remember(now, info, true);
-      this.firmware.publish({
-        serial_number: serial,
-        state: info.state,
-        ...(r.value.installed_version !== undefined ? { installed_version: r.value.installed_version } : {}),
-        ...(r.value.latest_version !== undefined ? { latest_version: r.value.latest_version } : {}),
-      });
-      return { ok: true, value: this.firmware.view(this.ctx.registry.get(serial) ?? now, ability) };
-    } finally {
-      this.checking.delete(serial);
-    }
+  checkFirmware(body: unknown): Promise<Answer<FirmwareView>> {
+    return this.requests.check(body);
   }
 
-  /**
-   * Checks every device that takes updates and is online, one after the other (mains-powered
-   * first: a sleeping one answers only when it wakes, if at all); answers at once with the devices
-   * it will check, the results come as events.
-   */
+  /** Checks every device that takes updates and is online, one after the other; answers at once with them. */
   checkAllFirmware(): Answer<{ serial_numbers: string[] }> {
-    const devices = this.ctx.sources().flatMap((s) =>
-      this.ctx.registry
-        .listByDriver(s.driverId)
-        .filter((d) => d.online && s.ability.firmware(d)?.supported === true && !this.firmware.place(d.serial_number))
-        .sort((a, b) => Number(s.ability.sleepy(a)) - Number(s.ability.sleepy(b))),
-    );
-    const serials = devices.map((d) => d.serial_number);
-    void (async () => {
-      for (const serial of serials) await this.checkFirmware({ serial_number: serial });
-    })().catch((err) => this.deps.log?.error({ err }, 'zigbee: checking every device for firmware failed'));
-    return { ok: true, value: { serial_numbers: serials } };
+    return this.requests.checkAll();
   }
 
-  /**
-   * Queues the update of a device (it starts at once when its network has none running); answers
-   * with where it stands, the progress comes as events. Refused for a device that takes no
-   * updates, is offline, is queued already, or whose last check found nothing newer.
-   */
+  /** Queues the update of a device (at once when its network runs none); the progress comes as events. */
   updateFirmware(body: unknown): Answer<FirmwareView> {
-    const z = this.updatable(body);
-    if (!z.ok) return z;
-    const { device, ability, network } = z.value;
-    const name = quoted(device.name);
-    const place = this.firmware.place(device.serial_number);
-    if (place?.state === 'updating') return invalid(`serial_number: ${name} is being updated`);
-    if (place) return invalid(`serial_number: an update of ${name} is queued already (place ${place.position})`);
-    const view = this.firmware.view(device, ability);
-    if (view.state === 'idle' && view.checked_at)
-      return invalid(
-        `serial_number: there is no newer firmware for ${name}: the check of ${view.checked_at} found ${view.installed_version ?? 'its version'} installed and nothing newer (check again after adding images)`,
-      );
-    this.firmware.enqueue(device, network);
-    return { ok: true, value: this.firmware.view(device, ability) };
+    return this.requests.update(body);
   }
 
-  /** A device named in `body` that can be checked or updated: it takes updates and is online. */
-  private updatable(body: unknown): Answer<ZigbeeDevice> {
-    const errors = checkSerial(body);
-    if (errors.length > 0) return invalid(...errors);
-    const z = this.ctx.device((body as { serial_number: string }).serial_number, 'serial_number');
-    if (!z.ok) return z;
-    const { device, ability } = z.value;
-    if (ability.firmware(device)?.supported !== true)
-      return invalid(`serial_number: ${quoted(device.name)} (${device.model}) does not take firmware updates`);
-    if (!device.online) return { ok: false, ...failure(ErrorCode.DEVICE_OFFLINE) };
-    return z;
+  /** Stops a device's update: a queued one leaves the queue, a running one is stopped by its backend. */
+  cancelFirmwareUpdate(body: unknown): Promise<Answer<FirmwareView>> {
+    return this.requests.cancel(body);
   }
 
   // ---- groups ----
@@ -354,62 +288,22 @@ export class ZigbeeUpkeepService {
 
   // ---- the network map ----
 
-  /** The last map scanned of a network. */
+  /** The last map scanned of a network (the only one when none is named). */
   networkMap(network?: string): Answer<NetworkMapView> {
-    const net = this.ctx.network(network);
-    if (!net.ok) return net;
-    const map = this.maps.get(`${net.value.driverId}\u0000${net.value.network}`);
-    return map
-      ? { ok: true, value: map }
-      : { ok: false, ...failure(ErrorCode.NOT_FOUND, `no map of ${net.value.network} yet: scan it first`) };
+    return this.maps.last(network);
   }
 
   /**
-   * `{network?, routes?}`: scans a network (every router's neighbours, and routes with `routes`);
-   * refused while a scan of the same network runs. Events `scanning`, then `done` or `failed`.
+   * `{network?, routes?}`: scans a network (every router's neighbours, and routes with `routes`)
+   * and answers with its map; refused while a scan of the same network runs. Events `scanning`,
+   * then `done` or `failed`.
    */
-  async scanNetwork(body: unknown = {}): Promise<Answer<NetworkMapView>> {
-    const errors = checkScan(body);
-    if (errors.length > 0) return invalid(...errors);
-    const b = body as { network?: string; routes?: boolean };
-    const net = this.ctx.network(b.network);
-    if (!net.ok) return net;
-    const { network, driverId, ability } = net.value;
-    const key = `${driverId}\u0000${network}`;
-    const since = this.scans.get(key);
-    if (since !== undefined)
-      return invalid(
-        `network: a scan of ${network} has run since ${new Date(since).toISOString()} (a scan floods a large network with requests): wait for it to finish`,
-      );
-    const reach = ability.reachable(network);
-    if (!reach.ok) return { ok: false, ...failure(ErrorCode.SERVER_ERROR, reach.message) };
-    const routes = b.routes === true;
-    this.scans.set(key, this.clock.now());
-    this.deps.bus.publish('zigbee#networkMap', { payload: { network, state: 'scanning' } });
-    try {
-      const r = await ability.networkMap(network, routes);
-      if (!r.ok) {
-        this.deps.bus.publish('zigbee#networkMap', { payload: { network, state: 'failed', reason: r.message } });
-        return { ok: false, ...failure(r.code, r.message) };
-      }
-      const devices = this.ctx.byIeee(driverId);
-      const view: NetworkMapView = {
-        network,
-        scanned_at: new Date(this.clock.now()).toISOString(),
-        routes,
-        nodes: r.value.nodes.map((n) => {
-          const d: DeviceRecord | undefined = devices.get(n.ieee_address);
-          return d ? { ...n, serial_number: d.serial_number, name: d.name, online: d.online } : n;
-        }),
-        links: r.value.links,
-      };
-      this.maps.set(key, view);
-      this.deps.bus.publish('zigbee#networkMap', {
-        payload: { network, state: 'done', nodes: view.nodes.length, links: view.links.length },
-      });
-      return { ok: true, value: view };
-    } finally {
-      this.scans.delete(key);
-    }
+  scanNetwork(body: unknown = {}): Promise<Answer<NetworkMapView>> {
+    return this.maps.scan(body);
+  }
+
+  /** As scanNetwork, but answers as soon as the scan has started (a large network takes minutes). */
+  startScan(body: unknown = {}): Answer<ScanStarted> {
+    return this.maps.start(body);
   }
 }

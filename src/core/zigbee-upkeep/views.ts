@@ -12,10 +12,11 @@ export interface FirmwareView {
   /** Whether its model takes firmware updates. */
   supported: boolean;
   /**
-   * `idle`: nothing newer known; `available`: a newer image was found; `queued`: waiting for the
-   * update before it on the same network; `updating`: being installed.
+   * `idle`: nothing newer known; `available`: a newer image was found; `checking`: a check runs;
+   * `queued`: waiting for the update before it on the same network; `updating`: being installed;
+   * `unknown`: never checked.
    */
-  state: FirmwareState | 'queued' | 'unknown';
+  state: FirmwareState | 'checking' | 'queued' | 'unknown';
   installed_version?: number;
   latest_version?: number;
   /** While updating: percent done and seconds remaining (an estimate). */
@@ -32,7 +33,7 @@ export interface FirmwareView {
 /** An event of a device's firmware: a check, an update queued, its progress, its end. */
 export interface FirmwareEvent {
   serial_number: string;
-  state: 'checking' | 'idle' | 'available' | 'queued' | 'updating' | 'updated' | 'failed';
+  state: 'checking' | 'idle' | 'available' | 'queued' | 'updating' | 'updated' | 'failed' | 'cancelled';
   installed_version?: number;
   latest_version?: number;
   progress?: number;
@@ -103,6 +104,15 @@ export interface NetworkMapView {
   routes: boolean;
   nodes: NetworkMapNode[];
   links: MapLink[];
+}
+
+/** A scan started: it runs on, its map comes as a `zigbee#networkMap` event `done`. */
+export interface ScanStarted {
+  network: string;
+  state: 'scanning';
+  /** When it started (ISO 8601). */
+  since: string;
+  routes: boolean;
 }
 
 /** An event of a network map scan. */

@@ -10,14 +10,15 @@ import type { LookupFunction } from 'node:net';
 import { ErrorCode, errorMessages } from '../../catalog/errors.ts';
 import type { CapabilityObject } from '../../catalog/index.ts';
 import type { Actor } from '../../core/actor.ts';
-import type {
-  DeviceRecord,
-  Driver,
-  DriverCommand,
-  DriverHost,
-  Outcome,
-  Provisioning,
-  ProvisionOutcome,
+import {
+  DeviceLimitReached,
+  type DeviceRecord,
+  type Driver,
+  type DriverCommand,
+  type DriverHost,
+  type Outcome,
+  type Provisioning,
+  type ProvisionOutcome,
 } from '../../core/devices/contract.ts';
 import { type Clock, systemClock } from '../../lib/clock.ts';
 import { LazyAgent } from '../../lib/lazy-agent.ts';
@@ -255,7 +256,13 @@ export class CameraDriver implements Driver {
           by,
         ).serial_number;
       });
-    const serials = this.registry.batch(add);
+    let serials: string[];
+    try {
+      serials = this.registry.batch(add);
+    } catch (err) {
+      if (err instanceof DeviceLimitReached) return { ok: false, code: ErrorCode.CAMERA_LIMIT, message: err.message };
+      throw err;
+    }
     for (const [i, serial] of serials.entries())
       this.opts.log?.info({ serial_number: serial, url: maskUrl(cameras[i]?.address.url ?? '') }, 'camera added');
     return { ok: true, serial_number: serials[0] as string, ...(many ? { serial_numbers: serials } : {}) };

@@ -187,7 +187,7 @@ export class Devices {
 
   private announce(host: DriverHost, node: Node): void {
     const def = node.definition;
-    const { added } = announceZigbeeDevice(host, DRIVER_ID, {
+    const announced = announceZigbeeDevice(host, DRIVER_ID, {
       ref: node.ieee,
       ieee: node.ieee,
       adoptFrom: ['zigbee2mqtt'],
@@ -203,7 +203,9 @@ export class Devices {
       // The coordinator has no names of its own: the gateway's name is the only one.
       renamed: () => false,
     });
-    if (!added) this.syncOnline(node);
+    if ('refused' in announced)
+      this.deps.log.warn({ ieee: node.ieee, reason: announced.refused }, 'zigbee: device not added');
+    else if (!announced.added) this.syncOnline(node);
   }
 
   // ---- events of the network ----
@@ -365,6 +367,40 @@ export class Devices {
     return reportedState(node.mapping, z, (warnings) =>
       this.deps.log.warn({ ieee_address: node.ieee, warnings }, 'zigbee: reported state cleaned'),
     );
+  }
+
+  /**
+   * Interviews a device again (after a firmware update): its endpoints, clusters and Basic
+   * attributes read afresh, its model found again, announced (its capabilities follow a change),
+   * configured again and read back. A failure is logged; the device keeps what it had.
+   */
+  async reinterview(ieee: string): Promise<void> {
+    const node = this.nodes.get(ieee);
+    const controller = this.deps.controller();
+    if (!node || !controller || this.stopped) return;
+    const device = node.device;
+    const generation = this.generation;
+    this.deps.log.info({ ieee_address: ieee }, 'zigbee: interviewing the device again after its update');
+    try {
+      await device.interview(true);
+    } catch (err) {
+      this.deps.log.warn(
+        { err: errorText(err), ieee_address: ieee },
+        'zigbee: the interview after the update failed; the device keeps its earlier description',
+      );
+      return;
+    }
+    if (generation !== this.generation || this.deps.controller() !== controller) return;
+    // Its configuration is for the firmware it ran: done again.
+    if (device.meta) delete device.meta.opencube_configured;
+    device.save();
+    const fresh = await this.nodeOf(device);
+    const host = this.deps.host();
+    if (!fresh || !host || generation !== this.generation) return;
+    host.batch(() => this.announce(host, fresh));
+    this.event(fresh, 'deviceInterview');
+    this.configure(fresh);
+    this.queueRead(fresh);
   }
 
   /** The device's exposes changed (some models expose per configuration): mapped again. */

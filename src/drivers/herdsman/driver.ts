@@ -66,6 +66,8 @@ export interface HerdsmanOptions {
   scanRetryMs?: number;
   /** How long a device has to answer a group, binding or map request. */
   upkeepRequestMs?: number;
+  /** After a firmware update, the pause before the device is interviewed again (Zigbee2MQTT's 5 s). */
+  reinterviewDelayMs?: number;
   /** Tests: what stands in for the USB coordinator. */
   adapterFactory?: AdapterFactory;
   /** Tests: the serial ports seen. */
@@ -151,6 +153,7 @@ export class HerdsmanDriver implements Driver {
       scanPaceMs: opts.scanPaceMs ?? 1000,
       scanRetryMs: opts.scanRetryMs ?? 5000,
       requestMs: opts.upkeepRequestMs ?? 10_000,
+      reinterviewDelayMs: opts.reinterviewDelayMs ?? 5000,
     });
     this.zigbee = this.upkeep;
     this.link = new CoordinatorLink({

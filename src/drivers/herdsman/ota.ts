@@ -167,6 +167,16 @@ export class HerdsmanOta {
     }
   }
 
+  /** Stops the update of a device, at its next block request (zigbee-herdsman answers it ABORT); false when none runs. */
+  abort(node: Node, device: ZhDevice): boolean {
+    if (!this.running.has(node.ieee)) return false;
+    device.abortOta();
+    // The image is still there to install, as once the update has failed.
+    const { progress: _p, remaining: _r, ...known } = this.known.get(node.ieee) ?? {};
+    this.known.set(node.ieee, { ...known, state: 'available' });
+    return true;
+  }
+
   async update(
     node: Node,
     device: ZhDevice,

@@ -78,6 +78,8 @@ export interface HerdsmanUpkeepDeps {
   scanRetryMs: number;
   /** How long a device has to answer a group or binding request. */
   requestMs: number;
+  /** After a firmware update, the pause before the device is interviewed again. */
+  reinterviewDelayMs: number;
 }
 
 const fail = <T>(code: ErrorCodeValue, message: string): Result<T> => ({ ok: false, code, message });
@@ -194,7 +196,21 @@ export class HerdsmanUpkeep implements ZigbeeUpkeep {
     if (!z.ok) return z;
     const r = await this.d.ota.update(z.value.node, z.value.zh, progress);
     for (const l of this.listeners) l.firmware(device, this.d.ota.info(z.value.node));
+    // New firmware may bring new endpoints, clusters, even another model: once the device has
+    // rebooted into it, it is interviewed and configured again, as Zigbee2MQTT does.
+    if (r.ok) {
+      const ieee = z.value.node.ieee;
+      this.d.clock.setTimer(this.d.reinterviewDelayMs, () => void this.d.devices.reinterview(ieee));
+    }
     return r;
+  }
+
+  async cancelFirmware(device: DeviceRecord): Promise<Result<null>> {
+    const z = this.zh(device);
+    if (!z.ok) return z;
+    return this.d.ota.abort(z.value.node, z.value.zh)
+      ? { ok: true, value: null }
+      : { ok: false, code: ErrorCode.DEVICE_UPDATE_FAILED, message: 'no update of this device runs' };
   }
 
   // ---- groups ----

@@ -20,7 +20,12 @@ import {
   validateTags,
 } from '../../catalog/index.ts';
 import { any, arr, bool, obj, optOrNull, type Schema, str } from '../../catalog/schema.ts';
-import type { DeviceAnnouncement, DeviceRecord, DriverHost } from '../../core/devices/contract.ts';
+import {
+  type DeviceAnnouncement,
+  DeviceLimitReached,
+  type DeviceRecord,
+  type DriverHost,
+} from '../../core/devices/contract.ts';
 import type { DeviceEventInbox, InboundEvent, InboundResult } from '../../core/devices/inbox.ts';
 import type { Log } from '../../lib/log.ts';
 import { isObject } from '../../lib/object.ts';
@@ -191,7 +196,14 @@ export class ThirdPartyInbox implements DeviceEventInbox {
     }
     if (errors.length > 0) return invalid(errors);
     // One transaction: the devices are listed by D3 before this reply is sent, all or none.
-    const devices = this.batch(() => announcements.map((a) => this.host.deviceFound(THIRDPARTY_DRIVER, a)));
+    let devices: DeviceRecord[];
+    try {
+      devices = this.batch(() => announcements.map((a) => this.host.deviceFound(THIRDPARTY_DRIVER, a)));
+    } catch (err) {
+      if (!(err instanceof DeviceLimitReached)) throw err;
+      const added = announcements.filter((a) => !this.host.findByRef(THIRDPARTY_DRIVER, a.driver_ref)).length;
+      return invalid([`payload.endpoints: ${added} new devices: ${err.message}`]);
+    }
     return {
       ok: true,
       payload: {

@@ -3,7 +3,9 @@
  * other routers (siblings), each end device joined through one of the routers in turn (the
  * coordinator when there is none), and a router has a route to what is below its children. Link
  * qualities are drawn once per pair from the simulator's seed (a parent's link stronger than a
- * sibling's), so two scans agree. The answer has the form of Zigbee2MQTT's `raw` map.
+ * sibling's), so two scans agree. A router that is offline answers nothing (`failed`, as Zigbee2MQTT
+ * marks it); the others still list it as a neighbour. The answer has the form of Zigbee2MQTT's
+ * `raw` map.
  */
 import type { UpkeepDevice } from './upkeep.ts';
 
@@ -41,7 +43,9 @@ export class SimMap {
       });
     const links: Record<string, unknown>[] = [];
     const depth = (n: Node) => (n.parent ? (n.parent.parent ? 2 : 1) : 0);
-    for (const self of nodes.filter((n) => n.type !== 'EndDevice')) {
+    const byIeee = new Map(devices.map((d) => [d.ieee, d]));
+    const silent = (n: Node) => n.type === 'Router' && byIeee.get(n.ieee)?.online === false;
+    for (const self of nodes.filter((n) => n.type !== 'EndDevice' && !silent(n))) {
       const table = nodes
         .filter((n) => n !== self && (n.parent === self || self.parent === n || n.type !== 'EndDevice'))
         .map((n) => ({
@@ -80,7 +84,6 @@ export class SimMap {
         });
       }
     }
-    const byIeee = new Map(devices.map((d) => [d.ieee, d]));
     return {
       links,
       nodes: nodes.map((n) => {
@@ -96,7 +99,7 @@ export class SimMap {
                 },
               }
             : {}),
-          failed: [],
+          failed: silent(n) ? (routes ? ['lqi', 'routingTable'] : ['lqi']) : [],
           friendlyName: d ? d.friendly : 'Coordinator',
           ieeeAddr: n.ieee,
           lastSeen: null,

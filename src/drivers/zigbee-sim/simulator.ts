@@ -335,6 +335,24 @@ export class Z2mSimulator {
     this.must(id).failOta = true;
   }
 
+  /** Test hook: the device's next update waits after its first tenth, until releaseUpdate. */
+  holdNextUpdate(id: string): void {
+    this.must(id).holdOta = true;
+  }
+
+  /** Whether a held update waits now. */
+  updateHeld(id: string): boolean {
+    return this.must(id).resumeOta !== undefined;
+  }
+
+  /** A held update goes on. */
+  releaseUpdate(id: string): void {
+    const d = this.must(id);
+    const resume = d.resumeOta;
+    d.resumeOta = undefined;
+    resume?.();
+  }
+
   /** Renames a device as `bridge/request/device/rename` does. */
   rename(id: string, to: string): void {
     const d = this.must(id);

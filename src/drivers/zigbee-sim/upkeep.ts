@@ -38,6 +38,9 @@ export interface UpkeepDevice {
   firmware: { version: number; build: string; updated?: boolean };
   /** Test hook: its next update fails (the image refused as invalid). */
   failOta?: boolean;
+  /** Test hook: its next update waits after its first tenth until `resumeOta` is called. */
+  holdOta?: boolean;
+  resumeOta?: () => void;
 }
 
 /** What the upkeep part needs of the simulator. */
@@ -61,6 +64,7 @@ export interface SimHost {
 const REQUESTS = new Set([
   'device/ota_update/check',
   'device/ota_update/update',
+  'device/ota_update/update/abort',
   'group/add',
   'group/remove',
   'group/rename',
@@ -86,6 +90,8 @@ export class SimUpkeep {
   groups: SimGroup[] = [];
   private readonly eps = new Map<string, SimEndpoint[]>();
   private readonly busy = new Set<string>();
+  /** Updates asked to stop: they end at their next block, as zigbee-herdsman's do. */
+  private readonly aborted = new Set<string>();
   private readonly map: SimMap;
 
   constructor(
@@ -145,8 +151,19 @@ export class SimUpkeep {
   }
 
   /** A bridge request of this part. */
-  onRequest(what: string, msg: unknown, transaction: unknown): void {
+  onRequest(asked: string, msg: unknown, transaction: unknown): void {
     const body = typeof msg === 'object' && msg !== null ? (msg as Record<string, unknown>) : {};
+    // An abort with no update running is answered on the update's topic, as Zigbee2MQTT does.
+    const what = asked === 'device/ota_update/update/abort' && !this.updating(msg) ? 'device/ota_update/update' : asked;
+    if (what !== asked) {
+      const id = typeof msg === 'string' ? msg : body.id;
+      const d = typeof id === 'string' ? this.h.find(id) : undefined;
+      const message = d
+        ? `No OTA in progress to abort for device '${d.friendly}'`
+        : `Device '${String(id)}' does not exist`;
+      this.h.respond(what, { data: {}, status: 'error', error: message }, transaction);
+      return;
+    }
     const ok = (data: Record<string, unknown>) => this.h.respond(what, { data, status: 'ok' }, transaction);
     const error = (message: string) => this.h.respond(what, { data: {}, status: 'error', error: message }, transaction);
     const r = this.handle(what, body, typeof msg === 'string' ? msg : undefined, ok, error);
@@ -165,6 +182,8 @@ export class SimUpkeep {
       case 'device/ota_update/check':
       case 'device/ota_update/update':
         return this.ota(what.endsWith('check') ? 'check' : 'update', body, text, ok, error);
+      case 'device/ota_update/update/abort':
+        return this.abort(body, text, ok);
       case 'group/add': {
         const name = typeof text === 'string' ? text : body.friendly_name;
         if (typeof name !== 'string') return 'Invalid payload';
@@ -262,6 +281,11 @@ export class SimUpkeep {
     this.busy.add(d.ieee);
     const step = this.opts.otaStepMs ?? 1000;
     const run = (percent: number) => {
+      if (percent === 10 && d.holdOta) {
+        d.holdOta = false;
+        d.resumeOta = () => run(10);
+        return;
+      }
       this.h.publishState(
         d,
         this.update(d, 'updating', {
@@ -269,6 +293,13 @@ export class SimUpkeep {
           remaining: Math.round(((100 - percent) / 10) * (step / 1000)),
         }),
       );
+      if (this.aborted.delete(d.ieee)) {
+        d.resumeOta = undefined;
+        this.busy.delete(d.ieee);
+        this.h.publishState(d, this.update(d, 'available'));
+        error(`OTA update of '${d.friendly}' failed (OTA for device ${d.ieee} was aborted)`);
+        return;
+      }
       if (percent === 50 && d.failOta) {
         d.failOta = false;
         this.busy.delete(d.ieee);
@@ -293,6 +324,38 @@ export class SimUpkeep {
       });
     };
     run(0);
+    return undefined;
+  }
+
+  /** Whether the device a request names is being updated. */
+  private updating(msg: unknown): boolean {
+    const id =
+      typeof msg === 'string'
+        ? msg
+        : typeof msg === 'object' && msg !== null
+          ? (msg as { id?: unknown }).id
+          : undefined;
+    const d = typeof id === 'string' ? this.h.find(id) : undefined;
+    return d !== undefined && this.busy.has(d.ieee);
+  }
+
+  /**
+   * `device/ota_update/update/abort`: an update running stops at its next block (its own request
+   * then fails, the device keeps its firmware); Zigbee2MQTT 2.x answers at once and shows the
+   * image available again. With no update running it refuses (onRequest).
+   */
+  private abort(
+    body: Record<string, unknown>,
+    text: string | undefined,
+    ok: (data: Record<string, unknown>) => void,
+  ): string | undefined {
+    const id = typeof text === 'string' ? text : body.id;
+    if (typeof id !== 'string') return 'Invalid payload';
+    const d = this.h.find(id);
+    if (!d) return `Device '${id}' does not exist`;
+    this.aborted.add(d.ieee);
+    this.h.publishState(d, this.update(d, 'available'));
+    ok({ id });
     return undefined;
   }
 

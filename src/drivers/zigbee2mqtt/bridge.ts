@@ -330,7 +330,7 @@ export class Bridge {
       d.friendly_name && d.friendly_name !== d.ieee_address
         ? d.friendly_name
         : def.description || def.model || d.ieee_address;
-    const { added } = announceZigbeeDevice(host, DRIVER_ID, {
+    const announced = announceZigbeeDevice(host, DRIVER_ID, {
       ref,
       ieee: d.ieee_address,
       adoptFrom: ['herdsman'],
@@ -350,7 +350,14 @@ export class Bridge {
       },
       renamed: (stored) => stored.friendly_name !== d.friendly_name,
     });
-    if (added) {
+    if ('refused' in announced) {
+      this.deps.log.warn(
+        { friendly_name: d.friendly_name, reason: announced.refused },
+        'zigbee2mqtt: device not added',
+      );
+      return;
+    }
+    if (announced.added) {
       this.queueRead(entry);
       return;
     }

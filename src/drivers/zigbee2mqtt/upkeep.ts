@@ -260,6 +260,24 @@ export class Zigbee2mqttUpkeep implements ZigbeeUpkeep {
     }
   }
 
+  /**
+   * Zigbee2MQTT 2.x stops an update with `device/ota_update/update/abort` (answered at once; the
+   * update itself then fails at the device's next block request). Only an update this driver
+   * runs is stopped (with none, Zigbee2MQTT refuses: `No OTA in progress to abort for device ...`).
+   */
+  async cancelFirmware(device: DeviceRecord): Promise<Result<null>> {
+    const found = this.entry(device);
+    if (!found || !this.progress.has(found.entry.ref))
+      return fail(ErrorCode.DEVICE_UPDATE_FAILED, 'no update of this device runs through Zigbee2MQTT');
+    const r = await this.d.request(
+      found.bridge.base,
+      'device/ota_update/update/abort',
+      { id: found.entry.ieee },
+      GROUP_MS,
+    );
+    return r.status === 'ok' ? { ok: true, value: null } : fail(ErrorCode.DEVICE_UPDATE_FAILED, said(r));
+  }
+
   // ---- groups ----
 
   private exposesOf(e: Entry): Expose[] {

@@ -5,11 +5,13 @@
  * A revoked token's streams end at once; a factory reset ends them all. The AsyncAPI document is
  * generated from these declarations.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { any, bool, int, map, obj, oneOf, opt, type Schema, str } from '../../catalog/schema.ts';
 import type { BusEvent, EventName } from '../../core/event-bus.ts';
 import type { TokenService } from '../../core/tokens.ts';
 import { GAP_EVENT, type Projection, type StreamWriter } from '../stream/writer.ts';
+import { API_VERSIONS } from './versions.ts';
 import { deviceObject } from './wire.ts';
 
 const endpoint = obj({
@@ -90,22 +92,78 @@ function parseLastEventId(header: unknown, query: unknown): number | null {
   return Number(raw.trim());
 }
 
+/**
+ * Opens a stream for a request whose token and Last-Event-ID come from `query` (a repeated
+ * parameter arrives as an array, and is not one token): 401 without a valid token, the head of a
+ * stream for HEAD, else the writer takes the response over.
+ */
+function openStream(
+  tokens: TokenService,
+  writer: StreamWriter,
+  version: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  query: { access_token?: unknown; lastEventId?: unknown },
+): void {
+  const token = tokens.verify(typeof query.access_token === 'string' ? query.access_token : undefined);
+  const head = { 'Content-Type': 'application/json; charset=utf-8', 'Access-Control-Allow-Origin': '*' };
+  // 401, not 200 and not 5xx: EventSource clients stop instead of retrying forever.
+  if (!token) {
+    res.writeHead(401, { ...head, 'Content-Length': Buffer.byteLength(INVALID_TOKEN) });
+    res.end(INVALID_TOKEN);
+    return;
+  }
+  // HEAD gets the head of a stream and no body (a stream that never ends would hang it).
+  if (req.method === 'HEAD') {
+    res.writeHead(200, { ...head, 'Content-Type': 'text/event-stream; charset=utf-8' });
+    res.end();
+    return;
+  }
+  writer.attach(
+    res,
+    { variant: version, principal: token.id },
+    parseLastEventId(req.headers['last-event-id'], query.lastEventId),
+  );
+}
+
 /** The stream route of one API version: GET /open-api/<v>/sse/bridge?access_token=... */
 export function streamRoute(tokens: TokenService, writer: StreamWriter, version: string) {
   return async (app: FastifyInstance) => {
     app.get('/bridge', async (req, reply) => {
-      const query = req.query as Record<string, unknown>;
-      const token = tokens.verify(typeof query.access_token === 'string' ? query.access_token : undefined);
-      // 401, not 200 and not 5xx: EventSource clients stop instead of retrying forever.
-      if (!token) return reply.code(401).type('application/json; charset=utf-8').send(INVALID_TOKEN);
-      // HEAD gets the head of a stream and no body (a stream that never ends would hang it).
-      if (req.method === 'HEAD') return reply.code(200).type('text/event-stream; charset=utf-8').send();
       reply.hijack();
-      writer.attach(
-        reply.raw,
-        { variant: version, principal: token.id },
-        parseLastEventId(req.headers['last-event-id'], query.lastEventId),
-      );
+      openStream(tokens, writer, version, req.raw, reply.raw, req.query as Record<string, unknown>);
     });
+  };
+}
+
+/** `/open-api/<version>/sse/bridge`, the version in any case, with its query. */
+const STREAM_PATH = /^\/open-api\/(v\d+)\/sse\/bridge\/?(?:\?(.*))?$/i;
+
+/**
+ * The stream route ahead of Fastify (src/http/server.ts, `rawRoutes`): a stream lives for hours,
+ * and what Fastify keeps for a request (its request and reply objects, their listeners, the
+ * rewritten URL) would be held for all that time, a quarter of a stream's memory (issue 29).
+ * Takes the canonical path only (GET or HEAD); any other spelling goes on to the Fastify route,
+ * which answers the same way.
+ */
+export function rawStreamRoute(
+  tokens: TokenService,
+  writer: StreamWriter,
+): (req: IncomingMessage, res: ServerResponse) => string | undefined {
+  return (req, res) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+    const m = STREAM_PATH.exec(req.url ?? '');
+    const version = m?.[1]?.toLowerCase();
+    if (!m || !(API_VERSIONS as readonly string[]).includes(version as string)) return undefined;
+    const params = new URLSearchParams(m[2] ?? '');
+    const one = (name: string) => {
+      const all = params.getAll(name);
+      return all.length === 1 ? all[0] : all.length === 0 ? undefined : all;
+    };
+    openStream(tokens, writer, version as string, req, res, {
+      access_token: one('access_token'),
+      lastEventId: one('lastEventId'),
+    });
+    return `/open-api/${version}/sse/bridge`;
   };
 }

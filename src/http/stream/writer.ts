@@ -5,6 +5,12 @@
  * each client has a backlog bounded in events and in bytes, so one slow reader is cut off instead
  * of holding memory or delaying the others; the streams open at once are bounded too. Heartbeats
  * run on the injected clock.
+ *
+ * Events are written once the current turn of the event loop is done (setImmediate), all the
+ * events of that turn in one write per client: a write to a socket is a system call (with 100
+ * streams, most of a command's time when each event was written at once, issue 29), and the
+ * answer to the request that caused the event goes out first. A client is never sent an event
+ * published before it attached (those come by replay, if it asks).
  */
 import type { ServerResponse } from 'node:http';
 import type { BusEvent, EventBus } from '../../core/event-bus.ts';
@@ -52,6 +58,16 @@ interface Client extends StreamClient {
   /** Events written since the socket last reported it could take more. */
   backlog: number;
   congested: boolean;
+  /** The id of the last event this client has had (by replay, or the bus's last when it attached). */
+  after: number;
+}
+
+/** The frames of one flush as one variant of client sees them. */
+interface Frames {
+  ids: number[];
+  frames: string[];
+  /** All of them joined, made for the first client that takes them all. */
+  all?: string;
 }
 
 /** The retry a client is told when every stream is taken. */
@@ -92,23 +108,56 @@ export function frame(id: number, name: string, json: string): string {
   return `id: ${id}\nevent: ${name}\ndata: ${json.replace(LINE_BREAKS, escapeLineBreak)}\n\n`;
 }
 
+/**
+ * Node keeps a response's head as the string it was built as, piece by piece (a tree of some 30
+ * small strings, about 900 bytes) for as long as the response lives: for an event stream, hours.
+ * A regular expression's scan makes V8 flatten it into one string (about 250 bytes). `_header`
+ * is Node's own field; where it is missing nothing happens.
+ */
+function flattenHead(res: ServerResponse): void {
+  const head = (res as unknown as { _header?: unknown })._header;
+  if (typeof head === 'string') /\r\n\r\n$/.test(head);
+}
+
 export class StreamWriter {
-  private readonly clients = new Set<Client>();
+  /** The open streams, by their response. */
+  private readonly clients = new Map<ServerResponse, Client>();
+  /**
+   * The listeners of every stream's response, made once: a stream lives for hours, and closures
+   * made for each one would be held all that time (issue 29).
+   */
+  private readonly onDrain: (this: ServerResponse) => void;
+  private readonly onClose: (this: ServerResponse) => void;
   private cut = 0;
   private unsubscribe: (() => void) | undefined;
   private cancelHeartbeat: (() => void) | undefined;
   private stopped = false;
+  /** Events published in this turn of the event loop, written by the next flush. */
+  private pending: BusEvent[] = [];
+  private flushing: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly bus: EventBus,
     private readonly projection: Projection,
     private readonly opts: WriterOptions,
-  ) {}
+  ) {
+    const clients = this.clients;
+    this.onDrain = function (this: ServerResponse) {
+      const c = clients.get(this);
+      if (c) {
+        c.backlog = 0;
+        c.congested = false;
+      }
+    };
+    this.onClose = function (this: ServerResponse) {
+      clients.delete(this);
+    };
+  }
 
   start(): void {
     this.unsubscribe = this.bus.subscribe((event) => this.broadcast(event));
     const beat = () => {
-      for (const c of this.clients) this.write(c, ': ping\n\n');
+      for (const c of this.clients.values()) this.write(c, ': ping\n\n');
       this.cancelHeartbeat = this.opts.clock.setTimer(this.opts.heartbeatMs, beat);
     };
     this.cancelHeartbeat = this.opts.clock.setTimer(this.opts.heartbeatMs, beat);
@@ -116,10 +165,11 @@ export class StreamWriter {
 
   /** Ends every stream (clients reconnect and resume after a restart). */
   stop(): void {
+    this.flush();
     this.stopped = true;
     this.unsubscribe?.();
     this.cancelHeartbeat?.();
-    for (const c of this.clients) this.end(c);
+    for (const c of this.clients.values()) this.end(c);
     this.clients.clear();
   }
 
@@ -134,10 +184,12 @@ export class StreamWriter {
 
   /** Ends the streams of these principals now (`*`: all). */
   endFor(principals: readonly string[]): void {
+    // What was published before the streams end still reaches them.
+    this.flush();
     const all = principals.includes('*');
-    for (const c of [...this.clients]) {
+    for (const c of [...this.clients.values()]) {
       if (!all && !principals.includes(c.principal)) continue;
-      this.clients.delete(c);
+      this.clients.delete(c.res);
       this.end(c);
     }
   }
@@ -168,14 +220,19 @@ export class StreamWriter {
       socket?.end();
       return;
     }
+    flattenHead(res);
     res.socket?.setNoDelay(true);
     res.socket?.setKeepAlive(true, 30_000);
-    const c: Client = { ...client, res, backlog: 0, congested: false };
-    res.on('drain', () => {
-      c.backlog = 0;
-      c.congested = false;
-    });
-    res.on('close', () => this.clients.delete(c));
+    const c: Client = {
+      variant: client.variant,
+      principal: client.principal,
+      res,
+      backlog: 0,
+      congested: false,
+      after: this.bus.last,
+    };
+    res.on('drain', this.onDrain);
+    res.on('close', this.onClose);
     let head = `${retryLine(res, this.opts.retryMs ?? 3000)}: connected\n\n`;
     if (lastEventId !== null) {
       const replay = this.bus.since(lastEventId);
@@ -191,22 +248,50 @@ export class StreamWriter {
         head += frame(replay.last, `bridge#${c.variant}#${GAP_EVENT}`, JSON.stringify(data));
       }
     }
-    this.clients.add(c);
+    this.clients.set(res, c);
     this.write(c, head);
   }
 
   private broadcast(event: BusEvent): void {
     const ends = this.projection.ends?.(event);
     if (ends) this.endFor(ends);
-    const byVariant = new Map<string, string | null>();
-    for (const c of this.clients) {
-      let chunk = byVariant.get(c.variant);
-      if (chunk === undefined) {
-        const p = this.projection.project(event, c.variant);
-        chunk = p ? frame(event.id, p.name, p.json) : null;
-        byVariant.set(c.variant, chunk);
+    if (this.clients.size === 0) return;
+    this.pending.push(event);
+    this.flushing ??= setImmediate(() => this.flush());
+  }
+
+  /** Writes the events published since the last flush: per client, the ones it sees, in one write. */
+  private flush(): void {
+    if (this.flushing) clearImmediate(this.flushing);
+    this.flushing = undefined;
+    const events = this.pending;
+    if (events.length === 0) return;
+    this.pending = [];
+    const byVariant = new Map<string, Frames>();
+    for (const c of this.clients.values()) {
+      let seen = byVariant.get(c.variant);
+      if (!seen) {
+        seen = { ids: [], frames: [] };
+        for (const e of events) {
+          const p = this.projection.project(e, c.variant);
+          if (!p) continue;
+          seen.ids.push(e.id);
+          seen.frames.push(frame(e.id, p.name, p.json));
+        }
+        byVariant.set(c.variant, seen);
       }
-      if (chunk !== null) this.write(c, chunk);
+      const { ids, frames } = seen;
+      if (ids.length === 0 || (ids.at(-1) as number) <= c.after) continue;
+      const last = ids.at(-1) as number;
+      if ((ids[0] as number) > c.after) {
+        seen.all ??= frames.join('');
+        this.write(c, seen.all, ids.length);
+      } else {
+        // Attached while these were pending: only what came after it.
+        const from = ids.findIndex((id) => id > c.after);
+        this.write(c, frames.slice(from).join(''), ids.length - from);
+      }
+      c.after = last;
     }
   }
 
@@ -223,20 +308,22 @@ export class StreamWriter {
     setTimeout(() => socket?.destroy(), 2000).unref();
   }
 
-  private write(c: Client, chunk: string): void {
+  /** Writes `chunk` (holding `events` events) to one client, cutting it off when it is too far behind. */
+  private write(c: Client, chunk: string, events = 1): void {
     if (c.res.destroyed) {
-      this.clients.delete(c);
+      this.clients.delete(c.res);
       return;
     }
+    if (c.congested) c.backlog += events;
     if (
       c.congested &&
-      (++c.backlog > this.opts.queueLimit || c.res.writableLength > (this.opts.queueBytes ?? Number.POSITIVE_INFINITY))
+      (c.backlog > this.opts.queueLimit || c.res.writableLength > (this.opts.queueBytes ?? Number.POSITIVE_INFINITY))
     ) {
       this.opts.log?.warn(
         { backlog: c.backlog, bytes: c.res.writableLength },
         'event stream client too slow: disconnected (it can resume with Last-Event-ID)',
       );
-      this.clients.delete(c);
+      this.clients.delete(c.res);
       this.cut++;
       c.res.destroy();
       return;

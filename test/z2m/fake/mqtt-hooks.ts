@@ -10,17 +10,19 @@
  *   in   <prefix>/<ieee>/leave         it leaves the network by itself
  *   in   <prefix>/<ieee>/fail-next     {"count"?, "cluster"?}  its next request(s) (on that cluster) get no answer
  *   in   <prefix>/<ieee>/ota-fail      {"how"?: "invalid-image" | "silent"}  its next firmware update fails
+ *   in   <prefix>/<ieee>/ota-hold      its next firmware download waits after the first block (event ota_held)
+ *   in   <prefix>/<ieee>/ota-release   a held download goes on
  *   out  <prefix>/status               retained "online"; "offline" when the process is gone (will)
  *   out  <prefix>/<ieee>/received      {"kind", "endpoint", "cluster", "command", "payload", "answered"}
  *   out  <prefix>/group/<n>/received   {"kind": "group", "cluster", "command", "payload"}  a frame sent to a group
- *   out  <prefix>/events               {"type": "permit_join" | "joined" | "left" | "refused" | "hook_error", ...}
+ *   out  <prefix>/events               {"type": "permit_join" | "joined" | "left" | "refused" | "ota_held" | "hook_error", ...}
  */
 import mqtt, { type MqttClient } from 'mqtt';
 import type { FakeZigbeeNetwork } from './network.ts';
 import type { AttributeValues } from './spec.ts';
 
 export const DEFAULT_HOOK_PREFIX = 'fake-zigbee';
-const HOOKS = ['report', 'command', 'offline', 'online', 'leave', 'fail-next', 'ota-fail'];
+const HOOKS = ['report', 'command', 'offline', 'online', 'leave', 'fail-next', 'ota-fail', 'ota-hold', 'ota-release'];
 
 /** JSON for MQTT: bigints as numbers (or strings when too large), buffers as hex. */
 export function hookJson(value: unknown): string {
@@ -61,6 +63,7 @@ export async function connectHooks(
   net.events.on('joined', (p) => event({ type: 'joined', ...p }));
   net.events.on('left', (p) => event({ type: 'left', ...p }));
   net.events.on('refused', (p) => event({ type: 'refused', ...p }));
+  net.events.on('otaHeld', (p) => event({ type: 'ota_held', ...p }));
 
   client.on('message', (topic, buf) => {
     try {
@@ -123,6 +126,12 @@ function handle(net: FakeZigbeeNetwork, rest: string, msg: unknown): void {
       return;
     case 'ota-fail':
       net.failOta(ieee, body.how === 'silent' ? 'silent' : 'invalid-image');
+      return;
+    case 'ota-hold':
+      net.holdOta(ieee);
+      return;
+    case 'ota-release':
+      net.releaseOta(ieee);
       return;
     default:
       throw new Error(`unknown hook '${verb}'`);

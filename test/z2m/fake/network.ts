@@ -58,6 +58,8 @@ export interface FakeNetworkEvents {
   joined: [{ ieee: string }];
   left: [{ ieee: string; reason: 'leave' | 'removed' }];
   refused: [{ ieee?: string; reason: string }];
+  /** A device's held OTA download waits after its first block (holdOta). */
+  otaHeld: [{ ieee: string }];
 }
 
 export class FakeZigbeeNetwork {
@@ -95,6 +97,7 @@ export class FakeZigbeeNetwork {
         announce: () => {
           if (device.joined && device.online) this.adapter?.announce(spec);
         },
+        otaHeld: () => this.events.emit('otaHeld', { ieee: spec.ieee }),
       });
       this.devices.set(spec.ieee, device);
     }
@@ -375,6 +378,18 @@ export class FakeZigbeeNetwork {
     const device = this.must(ieee);
     if (!device.ota) throw new Error(`fake Zigbee device ${ieee} has no OTA client`);
     device.ota.failNext = how;
+  }
+
+  /** The device's next OTA download waits after its first block (event `otaHeld`) until releaseOta. */
+  holdOta(ieee: string): void {
+    const device = this.must(ieee);
+    if (!device.ota) throw new Error(`fake Zigbee device ${ieee} has no OTA client`);
+    device.ota.holdNext = true;
+  }
+
+  /** A held OTA download goes on. */
+  releaseOta(ieee: string): void {
+    this.must(ieee).ota?.resume();
   }
 
   /** The neighbour (LQI) table of a node: the coordinator or a joined device. */

@@ -11,7 +11,12 @@
  *   not an OTA file or a failure was asked for);
  * - the Upgrade End Response makes it "reboot" into the new version: its file version becomes the
  *   image's, its Basic cluster's swBuildId the image's header string (the fake's convention for
- *   "the build it now runs"), and it announces itself, as a device does after a reboot.
+ *   "the build it now runs"), and it announces itself, as a device does after a reboot;
+ * - an Image Block Response that is not SUCCESS (ABORT: the coordinator stopped the update) ends the
+ *   download, and the device keeps what it runs.
+ *
+ * A test may hold the next download after its first block (`holdNext`), to act while an update
+ * surely runs (stop it), then let it go on (`resume`).
  */
 import type { HerdsmanZspec, ZclFrame } from './herdsman.ts';
 
@@ -30,6 +35,8 @@ export interface OtaClientDeps {
   rebooted(build: string): void;
   /** Runs `fn` after `ms` (the device's own timers, stopped with it). */
   later(ms: number, fn: () => void): void;
+  /** A held download is waiting after its first block (a test asked for it). */
+  held?(): void;
   /** Delay between a block received and the next request (a real device takes some ms). */
   blockDelayMs: number;
 }
@@ -51,7 +58,10 @@ export class FakeOtaClient {
   fileVersion: number;
   /** Set by a test: how its next update fails. */
   failNext?: OtaFailure;
+  /** Set by a test: its next download waits after the first block until resume(). */
+  holdNext?: boolean;
   private download?: Download;
+  private paused?: () => void;
 
   constructor(private readonly deps: OtaClientDeps) {
     this.fileVersion = deps.fileVersion;
@@ -93,7 +103,14 @@ export class FakeOtaClient {
           d.received.push(data);
           d.offset += data.length;
         }
-        this.deps.later(this.deps.blockDelayMs, () => (d.offset >= d.size ? this.end(d) : this.requestBlock()));
+        const next = () => (d.offset >= d.size ? this.end(d) : this.requestBlock());
+        if (this.holdNext) {
+          this.holdNext = false;
+          this.paused = next;
+          this.deps.held?.();
+          return true;
+        }
+        this.deps.later(this.deps.blockDelayMs, next);
         return true;
       }
       case 'upgradeEndResponse': {
@@ -112,6 +129,13 @@ export class FakeOtaClient {
       default:
         return false;
     }
+  }
+
+  /** A held download goes on (its next block request). */
+  resume(): void {
+    const next = this.paused;
+    this.paused = undefined;
+    if (next) this.deps.later(this.deps.blockDelayMs, next);
   }
 
   private query(endpoint: number): void {

@@ -20,6 +20,8 @@ export interface FakeZclDeviceOptions {
   otaBlockDelayMs?: number;
   /** It announces itself (after the reboot that ends an update). */
   announce?: () => void;
+  /** Its held OTA download waits after the first block. */
+  otaHeld?: () => void;
 }
 
 type Status = 'SUCCESS' | 'UNSUP_COMMAND' | 'UNSUP_GENERAL_COMMAND' | 'UNSUPPORTED_ATTRIBUTE' | 'UNSUPPORTED_CLUSTER';
@@ -70,6 +72,7 @@ export class FakeZclDevice {
           if (ep) this.attributes(ep.id, 'genBasic').swBuildId = build;
           opts.announce?.();
         },
+        held: () => opts.otaHeld?.(),
         later: (ms, fn) => {
           const t = setTimeout(() => {
             this.timers.delete(t);
