@@ -55,6 +55,10 @@ async function buildConsole() {
     bundle: true,
     minify: true,
     format: 'esm',
+    // What only some pages need (the history's charts and uPlot) comes in chunks they import when
+    // opened: the first load stays the page, one script and one stylesheet.
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
     target: ['es2022', 'chrome100', 'firefox100', 'safari15'],
     jsx: 'automatic',
     jsxImportSource: 'preact',
@@ -69,14 +73,13 @@ async function buildConsole() {
   });
 
   const built = Object.keys(result.metafile.outputs).map((p) => join(root, p));
-  const name = (ext) => {
-    const f = built.find((p) => p.endsWith(ext));
-    if (!f) throw new Error(`the console build made no ${ext} file`);
-    return `assets/${relative(join(out, 'assets'), f)}`;
-  };
+  // The entry's script and its stylesheet (the chunks are imported by the script itself).
+  const entry = Object.entries(result.metafile.outputs).find(([p, o]) => o.entryPoint && p.endsWith('.js'));
+  if (!entry || !entry[1].cssBundle) throw new Error('the console build made no entry script with its stylesheet');
+  const name = (p) => `assets/${relative(join(out, 'assets'), join(root, p))}`;
   const html = readFileSync(join(src, 'index.html'), 'utf8')
-    .replace('%SCRIPT%', `/${name('.js')}`)
-    .replace('%STYLE%', `/${name('.css')}`);
+    .replace('%SCRIPT%', `/${name(entry[0])}`)
+    .replace('%STYLE%', `/${name(entry[1].cssBundle)}`);
   writeFileSync(join(out, 'index.html'), html);
 
   for (const f of [join(out, 'index.html'), ...built]) {

@@ -19,6 +19,7 @@ import type { TokenService } from './core/tokens.ts';
 import type { TtsEngines, TtsService } from './core/tts/index.ts';
 import type { UiCards } from './core/ui-cards.ts';
 import type { DriverOptions } from './drivers/load.ts';
+import type { History } from './history/index.ts';
 import type { ConsoleAccess } from './http/console/access.ts';
 import type { ReadyCheck } from './http/health/plugin.ts';
 import type { AnswerCheck } from './http/open-api/route.ts';
@@ -105,4 +106,6 @@ export interface Gateway {
   matter(): unknown;
   /** The engine of scenes and automations (once start() has loaded the integrations). */
   automations(): AutomationEngine | undefined;
+  /** The history (src/history), once the gateway has loaded it (docs/history.md). */
+  history(): History | undefined;
 }

@@ -18,6 +18,7 @@ import { beforeOpening, confirmRestore } from './core/maintenance/store-restore.
 import { buildCoreServices } from './core-services.ts';
 import { loadDrivers } from './drivers/load.ts';
 import type { Gateway, GatewayOptions } from './gateway-types.ts';
+import type { HistoryIntegration } from './history/integration.ts';
 import { closeServer } from './http/server.ts';
 import { buildWeb, webLimits } from './http/surfaces.ts';
 import { INTEGRATIONS, loadIntegrations } from './integrations/load.ts';
@@ -165,6 +166,7 @@ export function createGateway(settings: Settings, opts: GatewayOptions = {}): Ga
     readiness: () => [storeReadiness(db), ...devices.readiness().map(({ driver, ...r }) => ({ name: driver, ...r }))],
     matter: () => integrations.status('matter'),
     automations: () => (integrations.get('automations') as AutomationsIntegration | undefined)?.engine,
+    history: () => (integrations.get('history') as HistoryIntegration | undefined)?.history,
     ...(opts.onRestart ? { restart: opts.onRestart } : {}),
     setLogLevel: (level) => changeLevel(log, level),
     backup: (file) => backups.backup(file),

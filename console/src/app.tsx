@@ -1,12 +1,14 @@
 /** The console: the header with its pages, the access-request pop-up on every page, and the messages. */
 import { useState } from 'preact/hooks';
 import { api, wordsOf } from './api.ts';
+import { lazy } from './components/lazy.tsx';
 import { appLabel } from './format.ts';
 import { useRoute } from './hooks.ts';
 import { DashboardPage } from './pages/dashboard.tsx';
 import { DevicePage } from './pages/device.tsx';
 import { Devices } from './pages/devices.tsx';
 import { GatewayPage } from './pages/gateway.tsx';
+import { LogbookPage } from './pages/logbook.tsx';
 import { Login } from './pages/login.tsx';
 import { ScenePage } from './pages/scene.tsx';
 import { ScenesPage } from './pages/scenes.tsx';
@@ -14,6 +16,8 @@ import { SecurityPage } from './pages/security.tsx';
 import { ZigbeePage } from './pages/zigbee.tsx';
 import { alarming, auth, checkAuth, dismiss, gatewayName, live, notify, toasts, waiting } from './store.ts';
 import { networks } from './zigbee.ts';
+
+const EnergyPage = lazy(() => import('./pages/energy.tsx').then((m) => m.EnergyPage));
 
 /** Apps asking for a token: approve or deny each; the pop-up closes on every console once one decides. */
 function AccessRequests() {
@@ -87,6 +91,8 @@ function Header({ page }: { page: string }) {
         {link('scenes', 'Scenes')}
         {networks.value.length > 0 && link('zigbee', 'Zigbee')}
         {link('security', 'Security')}
+        {link('logbook', 'Logbook')}
+        {link('energy', 'Energy')}
         {link('dashboard', 'Dashboard')}
         {link('gateway', 'Gateway')}
       </nav>
@@ -142,6 +148,10 @@ export function App() {
         <SecurityPage />
       ) : page === 'gateway' ? (
         <GatewayPage />
+      ) : page === 'logbook' ? (
+        <LogbookPage />
+      ) : page === 'energy' ? (
+        <EnergyPage />
       ) : page === 'dashboard' ? (
         <DashboardPage />
       ) : (

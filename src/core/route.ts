@@ -28,8 +28,19 @@ export interface RouteInput<B = Record<string, unknown>, Q = Record<string, unkn
  */
 export type Refusal = Failed & { status?: number };
 
-/** A handler's answer: success with `data`, or a refusal. */
-export type RouteAnswer = { ok: true; data?: object } | Refusal;
+/**
+ * A file a handler answers instead of JSON (a CSV export): its media type, the name a browser
+ * saves it under, and its text as lines the surface streams (read one at a time, as the client
+ * takes them).
+ */
+export interface FileAnswer {
+  type: string;
+  filename: string;
+  lines: Iterable<string>;
+}
+
+/** A handler's answer: success with `data` (or a file, on a route that declares `produces`), or a refusal. */
+export type RouteAnswer = { ok: true; data?: object; file?: FileAnswer } | Refusal;
 
 export interface RouteDecl {
   method: Method;
@@ -42,6 +53,8 @@ export interface RouteDecl {
   body?: Schema;
   /** The schema of `data` in a success; absent: `{}`. */
   answer?: Schema;
+  /** The media type of a success that is a file (`text/csv`) rather than JSON; a refusal stays JSON. */
+  produces?: string;
   /** Error codes it may answer besides 400 and 401. */
   errors?: readonly ErrorCodeValue[];
   // biome-ignore lint/suspicious/noExplicitAny: the input is checked at run time against the declared schemas, which the types do not follow

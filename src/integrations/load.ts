@@ -22,6 +22,12 @@ export const INTEGRATIONS: readonly IntegrationEntry<Settings>[] = [
     load: async () => (await import('./metrics/integration.ts')).metricsIntegration(),
   },
   {
+    // The history (src/history, a folder of its own): always; `history.enabled` off records nothing new.
+    id: 'history',
+    enabled: () => true,
+    load: async () => (await import('../history/integration.ts')).historyIntegration(),
+  },
+  {
     // Scenes and automations (src/automations, a folder of its own): always. Before Home
     // Assistant, which shows the scenes (and stops first).
     id: 'automations',
@@ -64,18 +70,19 @@ export async function loadIntegrations(
 }
 
 /**
- * The Open API routes and events of the integrations every gateway loads (the scenes and
- * automations, the Zigbee upkeep), as the generated documents show them (docs/openapi.json,
+ * The Open API routes and events of the integrations every gateway loads (the history, the scenes
+ * and automations, the Zigbee upkeep), as the generated documents show them (docs/openapi.json,
  * docs/asyncapi.json): the declarations only, whose handlers are never called.
  */
 export async function documented(): Promise<{
   routes: RouteDecl[];
   events: NonNullable<IntegrationEvents['openApi']>;
 }> {
+  const history = await import('../history/integration.ts');
   const automations = await import('../automations/integration.ts');
   const zigbee = await import('./zigbee/index.ts');
   return {
-    routes: [...automations.documentedRoutes(), ...zigbee.documentedRoutes()],
+    routes: [...history.documentedRoutes(), ...automations.documentedRoutes(), ...zigbee.documentedRoutes()],
     events: { ...automations.AUTOMATION_EVENTS.openApi, ...zigbee.ZIGBEE_EVENTS },
   };
 }

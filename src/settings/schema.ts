@@ -554,7 +554,7 @@ export const settingDefs = [
     default: '',
     check: unknownZone,
     description:
-      "The gateway's time zone as an IANA name (e.g. `Europe/Berlin`): the times of day, weekdays and sun times of automations are in it; empty: the machine's own (the `TZ` environment variable, else the system's).",
+      "The gateway's time zone as an IANA name (e.g. `Europe/Berlin`): the times of day, weekdays and sun times of automations are in it, and the days and months of the history (energy, charts, CSV times); empty: the machine's own (the `TZ` environment variable, else the system's).",
   },
   {
     key: 'location',

@@ -102,7 +102,7 @@ describe('the layers of src/', () => {
     // automations are); nothing else of the gateway but the core's contract and the settings.
     for (const n of importsOf('integrations'))
       assert.ok(
-        n.startsWith('integrations/') || ['core', 'settings', 'automations'].includes(n),
+        n.startsWith('integrations/') || ['core', 'settings', 'automations', 'history'].includes(n),
         `integrations/load.ts imports ${n}`,
       );
   });

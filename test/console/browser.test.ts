@@ -129,8 +129,11 @@ describe('the console in a browser', () => {
     await desk.getByRole('heading', { name: 'Test lamp' }).waitFor();
     await phone.locator(`article.device[data-serial="${serial}"] a.name`, { hasText: 'Test lamp' }).waitFor();
 
-    desk.once('dialog', (d) => void d.accept());
+    // The delete dialog asks about the history too (kept when its box is not ticked).
     await desk.getByRole('button', { name: 'Delete device' }).click();
+    assert.equal(await desk.getByLabel(/Also delete its history/).isChecked(), false);
+    await desk.getByRole('button', { name: 'Delete', exact: true }).click();
+    await desk.getByText('Test lamp deleted; its history is kept.').waitFor();
     await desk.getByRole('heading', { name: 'Devices' }).waitFor();
     await phone.locator(`article.device[data-serial="${serial}"]`).waitFor({ state: 'detached' });
     assert.equal(await desk.locator(`article.device[data-serial="${serial}"]`).count(), 0);

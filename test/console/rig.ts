@@ -36,6 +36,8 @@ export interface GatewayOptions {
   simDevices?: number;
   /** `off`: no Zigbee network at all (the console then offers no pairing). */
   zigbeeMode?: 'sim' | 'off';
+  /** More settings as flags (`['--history-enabled', 'false']`). */
+  args?: string[];
 }
 
 /** Starts `opencube start` and resolves once it listens. */
@@ -61,6 +63,7 @@ export async function startGatewayProcess(opts: GatewayOptions = {}): Promise<Ga
     String(opts.simDevices ?? 16),
     '--log-level',
     'warn',
+    ...(opts.args ?? []),
   ]);
   try {
     await proc.waitForOutput(/listening on/, 1, 60_000);

@@ -58,9 +58,15 @@ export interface RigOptions {
 /** A test gateway with a History on its store, bus and registry, and a manual clock. */
 export async function startHistoryRig(opts: RigOptions = {}): Promise<HistoryRig> {
   const clock = new ManualClock(opts.start ?? Date.UTC(2025, 0, 6, 0, 0, 0));
-  const gw = await startGateway({ gatewayOptions: { clock } });
-  const registry = gw.gateway.devices.registry;
   const steps: StepReport[] = [];
+  // The gateway's own history (its integration), on these settings; restart() makes new ones on its store.
+  const gw = await startGateway({
+    overrides: { time_zone: opts.timeZone ?? 'UTC', history: { ...opts.settings } },
+    gatewayOptions: { clock, integrations: { history: { observe: (s: StepReport) => steps.push(s) } } },
+  });
+  const registry = gw.gateway.devices.registry;
+  const own = gw.gateway.history();
+  if (!own) throw new Error('the gateway has no history');
   const make = (settings: Partial<HistorySettings> = {}) =>
     new History({
       db: gw.gateway.db,
@@ -75,7 +81,7 @@ export async function startHistoryRig(opts: RigOptions = {}): Promise<HistoryRig
   const rig: HistoryRig = {
     gw,
     clock,
-    history: make(),
+    history: own,
     registry,
     steps,
     add(ref, name, capabilities, state) {
@@ -130,7 +136,6 @@ export async function startHistoryRig(opts: RigOptions = {}): Promise<HistoryRig
       await gw.stop();
     },
   };
-  rig.history.start();
   await rig.history.idle();
   return rig;
 }

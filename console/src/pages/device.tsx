@@ -8,11 +8,14 @@ import { BindingsSection } from '../components/bindings.tsx';
 import { CameraSections } from '../components/camera.tsx';
 import { ControlView } from '../components/controls.tsx';
 import { FirmwareSection } from '../components/firmware.tsx';
+import { lazy } from '../components/lazy.tsx';
 import { TagsForm } from '../components/tags-form.tsx';
 import { categoryName, describeState, humanize, readingText, shownReadings, timeOf } from '../format.ts';
 import { act, devices, notify, onDeviceEvent } from '../store.ts';
 import type { Device } from '../types.ts';
 import { GroupSection } from './groups.tsx';
+
+const DeviceHistory = lazy(() => import('../components/history-chart.tsx').then((m) => m.DeviceHistory));
 
 interface DeviceEvent {
   id: number;
@@ -93,6 +96,8 @@ export function DevicePage({ serial }: { serial: string }) {
   const d = devices.value.find((x) => x.serial_number === serial);
   const [events, setEvents] = useState<DeviceEvent[]>([]);
   const [missing, setMissing] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const [forgetHistory, setForgetHistory] = useState(false);
   useEffect(() => {
     let alive = true;
     api<{ events: DeviceEvent[] }>('GET', `/devices/${encodeURIComponent(serial)}`)
@@ -121,15 +126,22 @@ export function DevicePage({ serial }: { serial: string }) {
       </main>
     );
 
-  const remove = async () => {
-    if (!confirm(`Delete ${d.name}? It leaves the gateway (a Zigbee device leaves its network).`)) return;
+  const remove = async (forget: boolean) => {
+    const serial = encodeURIComponent(d.serial_number);
     try {
-      await api('DELETE', `/devices/${encodeURIComponent(d.serial_number)}`);
-      notify('ok', `${d.name} deleted.`);
-      location.hash = '#/devices';
+      await api('DELETE', `/devices/${serial}`);
     } catch (err) {
       notify('error', wordsOf(err));
+      return;
     }
+    try {
+      // Kept unless asked: a removed device's history stays in the Logbook and Energy pages.
+      if (forget) await api('DELETE', `/history/devices/${serial}`);
+      notify('ok', forget ? `${d.name} deleted, with its history.` : `${d.name} deleted; its history is kept.`);
+    } catch (err) {
+      notify('error', `${d.name} deleted, but its history was not: ${wordsOf(err)}`);
+    }
+    location.hash = '#/devices';
   };
 
   return (
@@ -153,6 +165,10 @@ export function DevicePage({ serial }: { serial: string }) {
           </div>
         </section>
       )}
+      <section>
+        <h2>History</h2>
+        <DeviceHistory key={d.serial_number} serial={d.serial_number} />
+      </section>
       {d.layout.readings.length > 0 && (
         <section>
           <h2>Readings</h2>
@@ -246,9 +262,41 @@ export function DevicePage({ serial }: { serial: string }) {
         )}
       </section>
       <section class="danger">
-        <button type="button" class="danger" onClick={() => void remove()}>
-          Delete device
-        </button>
+        {deleting ? (
+          <form
+            class="delete-dialog"
+            aria-labelledby="delete-title"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void remove(forgetHistory);
+            }}
+          >
+            <p id="delete-title">
+              <strong>Delete {d.name}?</strong> It leaves the gateway (a Zigbee device leaves its network).
+            </p>
+            <label>
+              <input
+                type="checkbox"
+                name="forget"
+                checked={forgetHistory}
+                onChange={(e) => setForgetHistory((e.target as HTMLInputElement).checked)}
+              />{' '}
+              Also delete its history (its charts, logbook entries and energy); otherwise it is kept
+            </label>
+            <div class="buttons">
+              <button type="submit" class="danger">
+                Delete
+              </button>
+              <button type="button" onClick={() => setDeleting(false)}>
+                Cancel
+              </button>
+            </div>
+          </form>
+        ) : (
+          <button type="button" class="danger" onClick={() => setDeleting(true)}>
+            Delete device
+          </button>
+        )}
       </section>
     </main>
   );

@@ -32,7 +32,29 @@ function clearAutomations(db: Db): void {
   db.prepare('DELETE FROM automations').run();
 }
 
-/** Clears every token, device, TTS engine, card, automation and the Matter identity; a failure midway leaves all of them stored. */
+/**
+ * The history's tables (migration 8), for a reset with the gateway stopped: the running gateway's
+ * history clears itself in small steps after the reset (src/history/integration.ts).
+ */
+const HISTORY_TABLES = [
+  'history_events',
+  'history_raw',
+  'history_5min',
+  'history_hourly',
+  'history_energy',
+  'history_batches',
+  'history_last',
+  'history_series',
+  'history_devices',
+  'history_exclusions',
+  'history_meta',
+];
+
+function clearHistory(db: Db): void {
+  for (const t of HISTORY_TABLES) db.prepare(`DELETE FROM ${t}`).run();
+}
+
+/** Clears every token, device, TTS engine, card, automation, the history and the Matter identity; a failure midway leaves all of them stored. */
 export function factoryReset(db: Db, running?: RunningServices): void {
   if (!running) {
     db.transaction(() => {
@@ -41,6 +63,7 @@ export function factoryReset(db: Db, running?: RunningServices): void {
       clearTtsEngines(db);
       clearUiCards(db);
       clearMatterStorage(db);
+      clearHistory(db);
       db.prepare('DELETE FROM tokens').run();
     })();
     return;

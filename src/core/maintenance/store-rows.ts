@@ -62,6 +62,8 @@ const JSON_COLUMNS: Record<string, Record<string, Shape>> = {
   ui_cards: { web_settings: 'object', cast_settings: 'object' },
   matter_storage: { value: 'any' },
   automation_traces: { trace: 'any' },
+  // A state's value in the logbook: a chart of changes parses it.
+  history_events: { value: 'any' },
 };
 
 /** How a row is named in a message, by table. */

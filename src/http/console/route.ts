@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor } from '../../core/actor.ts';
 import type { Method, Refusal, RouteDecl } from '../../core/route.ts';
+import { sendFile } from '../routes/file.ts';
 import { compileChecks, fastifyPath } from '../routes/input.ts';
 import type { SessionInfo } from './access.ts';
 import { statusOf } from './words.ts';
@@ -63,6 +64,10 @@ export function consoleRouteOf(decl: RouteDecl): ConsoleRoute {
     async handle(input) {
       // Behind a session: its actor is always there.
       const r = await decl.handle({ ...input, actor: input.actor as Actor });
+      if (r.ok && r.file) {
+        sendFile(input.reply, r.file);
+        return { sent: true };
+      }
       return r.ok ? ok(r.data ?? {}) : refusal(r);
     },
   };

@@ -1,7 +1,8 @@
 /**
  * The generated documents of the Open API as files: docs/openapi.json and docs/asyncapi.json (npm
  * run docs), with what the integrations every gateway loads add to them (`contributed`: the
- * scenes and automations' routes and events, src/integrations/load.ts `documented()`).
+ * scenes and automations' and the history's routes, and the automations' events,
+ * src/integrations/load.ts `documented()`).
  */
 import type { RouteDecl } from '../../core/route.ts';
 import { asyncApiDocument } from './asyncapi.ts';

@@ -13,6 +13,7 @@ import type { Schema } from '../../catalog/schema.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { Method, RouteDecl } from '../../core/route.ts';
 import type { TokenInfo } from '../../core/tokens.ts';
+import { sendFile } from '../routes/file.ts';
 import { compileChecks, fastifyPath } from '../routes/input.ts';
 import { bearerToken } from './auth.ts';
 import { fail, ok } from './envelope.ts';
@@ -99,6 +100,11 @@ export function openApiRoute(decl: RouteDecl): RouteSpec {
     async handle(input) {
       // Behind a token: its actor is always there.
       const r = await decl.handle({ ...input, actor: input.actor as Actor });
+      if (r.ok && r.file) {
+        input.reply.outcome = '0';
+        sendFile(input.reply, r.file);
+        return { sent: true };
+      }
       return r.ok ? done(r.data) : failed(r.code, r.message);
     },
   };
