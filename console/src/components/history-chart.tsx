@@ -54,10 +54,16 @@ interface SeriesAnswer {
 }
 
 /** The words of a series: its capability, and its channel or field when the device has several. */
-export function seriesLabel(s: SeriesInfo, all: readonly SeriesInfo[]): string {
-  const same = all.filter((o) => o.capability === s.capability);
-  const parts = [humanize(s.capability)];
-  if (s.name) parts.push(s.name);
+export function seriesLabel(
+  s: SeriesInfo,
+  all: readonly SeriesInfo[],
+  labels: Readonly<Record<string, string>> = {},
+): string {
+  const same = all.filter((o) => o.capability === s.capability && o.name === s.name);
+  // The device page's own words for the capability and its channel ("Target temperature (manual
+  // mode)", "Link quality"), so a chart is named as the control or reading above it is.
+  const known = labels[`${s.capability}/${s.name ?? ''}`];
+  const parts = known ? [known] : [humanize(s.capability), ...(s.name ? [s.name] : [])];
   if (same.length > 1 && s.field !== s.capability) parts.push(humanize(s.field));
   return parts.join(' · ');
 }
@@ -78,7 +84,7 @@ interface Win {
 }
 
 /** The charts of one device's history, with the controls of their window. */
-export function DeviceHistory({ serial }: { serial: string }) {
+export function DeviceHistory({ serial, labels }: { serial: string; labels?: Readonly<Record<string, string>> }) {
   const [series, setSeries] = useState<SeriesInfo[] | null>(null);
   const [error, setError] = useState('');
   const [win, setWin] = useState<Win>({ span: DAY, end: null });
@@ -149,7 +155,7 @@ export function DeviceHistory({ serial }: { serial: string }) {
           key={`${s.capability}/${s.name ?? ''}/${s.field}`}
           serial={serial}
           info={s}
-          label={seriesLabel(s, series)}
+          label={seriesLabel(s, series, labels)}
           from={from}
           to={to}
           onZoom={(a, b) => setWin({ span: Math.max(60_000, b - a), end: b >= Date.now() - 1000 ? null : b })}
@@ -259,7 +265,7 @@ function Chart({ serial, info, label, from, to, onZoom }: ChartProps) {
 
 function resolutionText(a: SeriesAnswer): string {
   if (a.resolution === 'raw') return `${a.t.length} values`;
-  if (a.resolution === 'changes') return `${a.t.length} changes`;
+  if (a.resolution === 'changes') return a.t.length === 1 ? '1 change' : `${a.t.length} changes`;
   return `per ${a.resolution.replace(/m$/, ' min').replace(/h$/, ' h').replace(/d$/, ' d')}`;
 }
 

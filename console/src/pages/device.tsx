@@ -167,7 +167,11 @@ export function DevicePage({ serial }: { serial: string }) {
       )}
       <section>
         <h2>History</h2>
-        <DeviceHistory key={d.serial_number} serial={d.serial_number} />
+        <DeviceHistory
+          key={d.serial_number}
+          serial={d.serial_number}
+          labels={Object.fromEntries(d.layout.capabilities.map((c) => [c.id, c.label]))}
+        />
       </section>
       {d.layout.readings.length > 0 && (
         <section>

@@ -2,8 +2,8 @@
 import { ErrorCode } from '../../../catalog/errors.ts';
 import { any, arr, bool, map, obj, oneOf, opt, str } from '../../../catalog/schema.ts';
 import type { Done } from '../../../core/devices/index.ts';
-import { acceptsGzip } from '../encoding.ts';
 import { type Answer, DeviceListAnswer } from '../device-list.ts';
+import { acceptsGzip } from '../encoding.ts';
 import { done, failed, type RouteResult, type RouteSpec, route } from '../route.ts';
 import type { OpenApiServices } from '../services.ts';
 import { body, capabilityObject, deviceObject, deviceUpdateBody } from '../wire.ts';
