@@ -155,38 +155,70 @@ export function encodeSamples(s: Samples, origin: number): Buffer {
   return w.toBuffer();
 }
 
-/** How many samples a record holds (read from its head). */
+/**
+ * A record that cannot be read whole (cut short, or made by hand: a crafted backup, a damaged
+ * disk) gives what was whole before the damage, never an exception: a reader that threw would fail
+ * a chart's query, or the gateway's start when the damage is in a batch it replays (docs/history.md).
+ */
+function readable(run: () => void): void {
+  try {
+    run();
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+  }
+}
+
+/** A time read from a record: a finite one, or the record is damaged. */
+function finite(t: number): number {
+  if (!Number.isFinite(t)) throw new RangeError('damaged history record');
+  return t;
+}
+
+/** Cuts the columns of `into` back to the length of the shortest: a value read half is dropped. */
+function whole(...columns: number[][]): void {
+  const n = Math.min(...columns.map((c) => c.length));
+  for (const c of columns) c.length = n;
+}
+
+/** How many samples a record holds (read from its head; 0 when it cannot be read). */
 export function sampleCount(buf: Uint8Array): number {
-  const r = new ByteReader(buf);
-  r.byte();
-  return r.varint();
+  let n = 0;
+  readable(() => {
+    const r = new ByteReader(buf);
+    r.byte();
+    n = r.varint();
+  });
+  return Number.isFinite(n) ? n : 0;
 }
 
 /** Appends the samples of `buf` (written with `origin`) to `into`. */
 export function decodeSamples(buf: Uint8Array, origin: number, into: Samples = { t: [], v: [] }): Samples {
-  const r = new ByteReader(buf);
-  const d = r.byte();
-  r.varint();
-  const p = POW[d] ?? 1;
-  let t = origin;
-  let dt = 0;
-  let prevR = 0;
-  while (!r.done) {
-    const z = r.varint();
-    const zz = Math.floor(z / 2);
-    dt += zz % 2 === 0 ? zz / 2 : -(zz + 1) / 2;
-    t += dt;
-    into.t.push(t);
-    if (z % 2 === 1) {
-      into.v.push(Number.NaN);
-      continue;
+  readable(() => {
+    const r = new ByteReader(buf);
+    const d = r.byte();
+    r.varint();
+    const p = POW[d] ?? 1;
+    let t = origin;
+    let dt = 0;
+    let prevR = 0;
+    while (!r.done) {
+      const z = r.varint();
+      const zz = Math.floor(z / 2);
+      dt += zz % 2 === 0 ? zz / 2 : -(zz + 1) / 2;
+      t = finite(t + dt);
+      into.t.push(t);
+      if (z % 2 === 1) {
+        into.v.push(Number.NaN);
+        continue;
+      }
+      if (d === FLOAT) into.v.push(r.f64());
+      else {
+        prevR += r.zigzag();
+        into.v.push(prevR / p);
+      }
     }
-    if (d === FLOAT) into.v.push(r.f64());
-    else {
-      prevR += r.zigzag();
-      into.v.push(prevR / p);
-    }
-  }
+  });
+  whole(into.t, into.v);
   return into;
 }
 
@@ -241,30 +273,32 @@ export function encodeBuckets(buckets: readonly (Bucket | undefined)[], slots: n
 
 /** The slots of a bucket record. */
 export function decodeBuckets(buf: Uint8Array, slots: number): (Bucket | undefined)[] {
-  const r = new ByteReader(buf);
-  const d = r.byte();
   const out: (Bucket | undefined)[] = new Array(slots).fill(undefined);
-  const has: boolean[] = [];
-  for (let i = 0; i < slots; i += 8) {
-    const bits = r.byte();
-    for (let j = 0; j < 8 && i + j < slots; j++) has.push((bits & (1 << j)) !== 0);
-  }
-  const p = POW[d] ?? 1;
-  const pm = POW[d + 2] ?? 1;
-  for (let i = 0; i < slots; i++) {
-    if (!has[i]) continue;
-    const n = r.varint();
-    const cov = r.varint() * 1000;
-    if (d === FLOAT) {
-      out[i] = { n, cov, min: r.f64(), mean: r.f64(), max: r.f64() };
-      continue;
+  readable(() => {
+    const r = new ByteReader(buf);
+    const d = r.byte();
+    const has: boolean[] = [];
+    for (let i = 0; i < slots; i += 8) {
+      const bits = r.byte();
+      for (let j = 0; j < 8 && i + j < slots; j++) has.push((bits & (1 << j)) !== 0);
     }
-    const minR = r.zigzag();
-    const span = r.varint();
-    const meanOff = r.varint();
-    const min = minR / p;
-    out[i] = { n, cov, min, max: (minR + span) / p, mean: Math.round((min + meanOff / pm) * pm) / pm };
-  }
+    const p = POW[d] ?? 1;
+    const pm = POW[d + 2] ?? 1;
+    for (let i = 0; i < slots; i++) {
+      if (!has[i]) continue;
+      const n = r.varint();
+      const cov = r.varint() * 1000;
+      if (d === FLOAT) {
+        out[i] = { n, cov, min: r.f64(), mean: r.f64(), max: r.f64() };
+        continue;
+      }
+      const minR = r.zigzag();
+      const span = r.varint();
+      const meanOff = r.varint();
+      const min = minR / p;
+      out[i] = { n, cov, min, max: (minR + span) / p, mean: Math.round((min + meanOff / pm) * pm) / pm };
+    }
+  });
   return out;
 }
 
@@ -281,14 +315,16 @@ export function encodeAmounts(amounts: readonly (number | undefined)[]): Buffer 
 }
 
 export function decodeAmounts(buf: Uint8Array, slots: number): (number | undefined)[] {
-  const r = new ByteReader(buf);
-  const has: boolean[] = [];
-  for (let i = 0; i < slots; i += 8) {
-    const bits = r.byte();
-    for (let j = 0; j < 8 && i + j < slots; j++) has.push((bits & (1 << j)) !== 0);
-  }
   const out: (number | undefined)[] = new Array(slots).fill(undefined);
-  for (let i = 0; i < slots; i++) if (has[i]) out[i] = r.varint() / 1000;
+  readable(() => {
+    const r = new ByteReader(buf);
+    const has: boolean[] = [];
+    for (let i = 0; i < slots; i += 8) {
+      const bits = r.byte();
+      for (let j = 0; j < 8 && i + j < slots; j++) has.push((bits & (1 << j)) !== 0);
+    }
+    for (let i = 0; i < slots; i++) if (has[i]) out[i] = finite(r.varint() / 1000);
+  });
   return out;
 }
 
@@ -325,16 +361,20 @@ export function encodeBatch(b: BatchValues, origin: number): Buffer {
 
 /** Appends the values of a batch written with `origin` to `into`. */
 export function decodeBatch(buf: Uint8Array, origin: number, into: BatchValues): BatchValues {
-  const r = new ByteReader(buf);
-  let t = origin;
-  while (!r.done) {
-    into.s.push(r.varint());
-    t += r.zigzag();
-    into.t.push(t);
-    const d = r.byte();
-    if (d === GAP) into.v.push(Number.NaN);
-    else if (d === FLOAT) into.v.push(r.f64());
-    else into.v.push(r.zigzag() / (POW[d] as number));
-  }
+  readable(() => {
+    const r = new ByteReader(buf);
+    let t = origin;
+    while (!r.done) {
+      into.s.push(r.varint());
+      t = finite(t + r.zigzag());
+      into.t.push(t);
+      const d = r.byte();
+      if (d === GAP) into.v.push(Number.NaN);
+      else if (d === FLOAT) into.v.push(r.f64());
+      else if (POW[d] !== undefined) into.v.push(r.zigzag() / POW[d]);
+      else throw new RangeError('damaged history record');
+    }
+  });
+  whole(into.s, into.t, into.v);
   return into;
 }
