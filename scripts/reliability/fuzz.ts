@@ -273,7 +273,7 @@ interface Request {
   headers: Record<string, string>;
   body?: Buffer | string;
   /** What the answer must look like. */
-  shape: 'envelope' | 'event' | 'stream' | 'document' | 'media' | 'any';
+  shape: 'envelope' | 'event' | 'stream' | 'document' | 'media' | 'csv' | 'any';
 }
 
 function makeRequest(r: Random, routes: Route[], w: World, bodies: Record<string, unknown[]>): Request {
@@ -331,7 +331,9 @@ function makeRequest(r: Random, routes: Route[], w: World, bodies: Record<string
           ? 'document'
           : /\/(cameras|tts\/audio)\//.test(route.template)
             ? 'media'
-            : 'envelope';
+            : route.template.endsWith('/csv')
+              ? 'csv'
+              : 'envelope';
   return { method, path, headers, body, shape };
 }
 
@@ -373,6 +375,9 @@ function judge(req: Request, status: number, type: string, text: string, pathMat
     if (status === 401 && json?.error === 401) return undefined;
     return isEnvelope ? undefined : 'neither a stream nor the 401 body';
   }
+  // An export (the history's CSV): the file, or the envelope when the query is refused.
+  if (req.shape === 'csv')
+    return isEnvelope || (status === 200 && type.startsWith('text/csv')) ? undefined : 'neither CSV nor the envelope';
   if (req.shape === 'document') return json !== undefined || isEnvelope ? undefined : 'not JSON';
   return isEnvelope || (status === 200 && !type.startsWith('application/json'))
     ? undefined
