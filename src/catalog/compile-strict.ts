@@ -10,8 +10,25 @@ export type Check = (v: unknown, path: string, errors: string[]) => void;
 
 /** The strict checker of a schema. */
 export function compileStrict(s: Schema): Check {
+  return compileWith(s, new Map());
+}
+
+/**
+ * The checker of `s`, each schema object compiled once: a part used in several places shares one
+ * checker. The automations' conditions nest their groups by reusing one schema three times a
+ * level; compiled anew each time they made 3^depth copies (8 MB of closures in an idle gateway).
+ */
+function compileWith(s: Schema, memo: Map<Schema, Check>): Check {
+  const known = memo.get(s);
+  if (known) return known;
+  const check = build(s, memo);
+  memo.set(s, check);
+  return check;
+}
+
+function build(s: Schema, memo: Map<Schema, Check>): Check {
   if (s.nullable) {
-    const check = compileStrict({ ...s, nullable: false });
+    const check = compileWith({ ...s, nullable: false }, memo);
     return (v, path, errors) => {
       if (v !== null) check(v, path, errors);
     };
@@ -58,9 +75,9 @@ export function compileStrict(s: Schema): Check {
     case 'any':
       return () => {};
     case 'object':
-      return compileObject(s);
+      return compileObject(s, memo);
     case 'array': {
-      const item = compileStrict(s.items);
+      const item = compileWith(s.items, memo);
       return (v, path, errors) => {
         if (!Array.isArray(v)) return void errors.push(`${path}: expected an array, got ${fmt(v)}`);
         // Too long: one message, not one per item of a list that may hold a whole body's worth.
@@ -72,7 +89,7 @@ export function compileStrict(s: Schema): Check {
       };
     }
     case 'map': {
-      const value = compileStrict(s.values);
+      const value = compileWith(s.values, memo);
       return (v, path, errors) => {
         if (!isObject(v)) return void errors.push(`${path}: expected an object, got ${fmt(v)}`);
         for (const k in v) {
@@ -83,7 +100,7 @@ export function compileStrict(s: Schema): Check {
       };
     }
     case 'tagged': {
-      const variants = new Map(Object.entries(s.variants).map(([k, o]) => [k as unknown, compileObject(o)]));
+      const variants = new Map(Object.entries(s.variants).map(([k, o]) => [k as unknown, compileObject(o, memo)]));
       const list = Object.keys(s.variants).join(', ');
       return (v, path, errors) => {
         if (!isObject(v)) return void errors.push(`${path}: expected an object, got ${fmt(v)}`);
@@ -95,7 +112,7 @@ export function compileStrict(s: Schema): Check {
       };
     }
     case 'union': {
-      const options = s.options.map((o) => ({ kind: o.kind, check: compileStrict(o) }));
+      const options = s.options.map((o) => ({ kind: o.kind, check: compileWith(o, memo) }));
       return (v, path, errors) => {
         // The errors of the best-fitting option: of the value's own shape first, then fewest problems.
         let best: string[] | undefined;
@@ -129,10 +146,10 @@ export function compileTop(s: Schema, whole: string): (v: unknown) => string[] {
   };
 }
 
-function compileObject(s: ObjectSchema): Check {
+function compileObject(s: ObjectSchema, memo: Map<Schema, Check>): Check {
   const keys = Object.keys(s.fields);
   const known = new Set(keys);
-  const checks = keys.map((k) => compileStrict(s.fields[k] as Schema));
+  const checks = keys.map((k) => compileWith(s.fields[k] as Schema, memo));
   const alternative = new Set((s.exactlyOne ?? []).flat());
   const required = keys.map((k) => !s.fields[k]?.optional && !alternative.has(k));
   const groups = s.exactlyOne ?? [];
