@@ -55,15 +55,22 @@ test('the README walk-through runs as written: token, link, devices, a light on 
       'echo "== done"',
     ].join('\n'),
   );
+  // A clone under /tmp (as CI may make it) would be hidden by the folder mounted over /tmp: it is
+  // mounted again at its own path inside that folder first, so the README's `cd` finds it.
+  const underTmp = ROOT.startsWith('/tmp/') ? ROOT.slice('/tmp/'.length) : undefined;
+  if (underTmp) mkdirSync(join(ownTmp, underTmp), { recursive: true });
+  const keepRoot = underTmp ? `mount --bind ${JSON.stringify(ROOT)} ${JSON.stringify(join(ownTmp, underTmp))} && ` : '';
   try {
     const r = spawnSync(
       'unshare',
       [
         '-n',
         '-m',
+        '--propagation',
+        'private',
         'sh',
         '-c',
-        `ip link set lo up && mount --bind ${JSON.stringify(ownTmp)} /tmp && exec setsid bash /tmp/walkthrough.sh`,
+        `ip link set lo up && ${keepRoot}mount --rbind ${JSON.stringify(ownTmp)} /tmp && exec setsid bash /tmp/walkthrough.sh`,
       ],
       {
         encoding: 'utf8',
