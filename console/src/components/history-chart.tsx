@@ -6,8 +6,10 @@
  * device shows the same window, and each asks the gateway for about as many points as it is
  * wide, so a year is as quick as a day.
  */
+
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
+import type { SeriesAnswer } from '../../../src/history/series-query.ts';
 import { api, wordsOf } from '../api.ts';
 import { humanize } from '../format.ts';
 
@@ -34,23 +36,6 @@ export interface HistoryDevice {
   name: string;
   removed_at: number | null;
   series: SeriesInfo[];
-}
-
-/** The answer of GET /history/series. */
-interface SeriesAnswer {
-  kind: 'number' | 'state' | 'press';
-  unit: string | null;
-  from: number;
-  to: number;
-  resolution: string;
-  before: { t: number; value: unknown } | null;
-  t: number[];
-  value?: unknown[];
-  min?: (number | null)[];
-  mean?: (number | null)[];
-  max?: (number | null)[];
-  share?: Record<string, number[]>;
-  count?: Record<string, number[]>;
 }
 
 /** The words of a series: its capability, and its channel or field when the device has several. */
@@ -279,7 +264,7 @@ export function shownUnit(unit: string | null): { unit: string | null; factor: n
 function scaled(a: SeriesAnswer, f: number): SeriesAnswer {
   if (f === 1) return a;
   const m = (xs?: (number | null)[]) => xs?.map((x) => (x === null ? null : Math.round(x * f * 1000) / 1000));
-  const v = (x: unknown) => (typeof x === 'number' ? Math.round(x * f * 1000) / 1000 : x);
+  const v = <T,>(x: T): T | number => (typeof x === 'number' ? Math.round(x * f * 1000) / 1000 : x);
   return {
     ...a,
     before: a.before && { t: a.before.t, value: v(a.before.value) },

@@ -4,22 +4,10 @@
  * device and kind, from a day on; a page at a time (More), and the same selection as CSV.
  */
 import { useEffect, useState } from 'preact/hooks';
+import type { LogEntry as Entry } from '../../../src/history/logbook.ts';
 import { api, wordsOf } from '../api.ts';
 import type { HistoryDevice } from '../components/history-chart.tsx';
 import { humanize } from '../format.ts';
-
-interface Entry {
-  id: string;
-  t: number;
-  time: string;
-  kind: string;
-  serial_number: string | null;
-  device_name: string | null;
-  capability: string | null;
-  name: string | null;
-  field: string | null;
-  value: unknown;
-}
 
 const KINDS: readonly [string, string][] = [
   ['state', 'State changes'],
