@@ -10,9 +10,17 @@ import { describe, it } from 'node:test';
 import { ROOT, runCli } from '../helpers/cli.ts';
 import { startGateway, tempDir } from '../helpers/foundation.ts';
 
-const asNobody =
-  process.getuid?.() === 0 &&
-  spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'true']).status === 0;
+/** Why the commands cannot be run as the user nobody here, or false when they can. */
+function nobodyCannot(): string | false {
+  if (process.getuid?.() !== 0) return 'needs root, to run as nobody';
+  const nobody = ['--reuid=65534', '--regid=65534', '--clear-groups'];
+  if (spawnSync('setpriv', [...nobody, 'true']).status !== 0) return 'setpriv cannot switch to nobody here';
+  // A checkout inside a folder only its owner may enter (mktemp -d makes one) is out of nobody's reach.
+  if (spawnSync('setpriv', [...nobody, 'test', '-r', `${ROOT}/node_modules/tsx/package.json`]).status !== 0)
+    return `the user nobody cannot read this checkout (${ROOT}): a folder above it is closed to other users`;
+  return false;
+}
+const skipUnlessNobody = nobodyCannot();
 
 /** `opencube ARGS` run by the user nobody (through tsx, as the other CLI tests run it). */
 function asNobodyRun(...args: string[]) {
@@ -40,7 +48,7 @@ describe('one plain line', () => {
   });
 
   it('for a restore of a file this user may not read', {
-    skip: asNobody ? false : 'needs root, to run as nobody',
+    skip: skipUnlessNobody,
   }, async (t) => {
     const dir = tempDir();
     t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -50,7 +58,7 @@ describe('one plain line', () => {
   });
 
   it("for link run by a user other than the gateway's: whose socket it is, and what to do", {
-    skip: asNobody ? false : 'needs root, to run as nobody',
+    skip: skipUnlessNobody,
   }, async (t) => {
     const g = await startGateway();
     // A data folder others may look into (a service's StateDirectory is 0755): the socket's owner is named.
