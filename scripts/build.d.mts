@@ -8,6 +8,8 @@ export function entryPoints(root: string): Record<string, string>;
 export function fingerprint(root: string): string;
 /** Whether `outDir` was built from the sources of `root` as they are now. */
 export function isFresh(root: string, outDir?: string): boolean;
+/** The npm package an input file of the bundle comes from (`node_modules/@scope/name/...`), else undefined. */
+export function packageOf(input: string): string | undefined;
 /** Packages left out of the bundle, loaded from node_modules at run time. */
 export const EXTERNAL: readonly string[];
 /** esbuild's metafile: which inputs went into which output, and what each output imports. */

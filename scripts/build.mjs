@@ -31,7 +31,8 @@ const CONFIGS = ['scripts/build.mjs', 'tsconfig.json', 'package.json', 'package-
  */
 export const EXTERNAL = [
   'better-sqlite3',
-  '@matter/*',
+  // matter.js's SQLite storage imports it only when running under Bun; the bridge brings its own storage.
+  'bun:sqlite',
   'zigbee-herdsman',
   'zigbee-herdsman/*',
   'zigbee-herdsman-converters',
@@ -142,6 +143,7 @@ export function build(root = ROOT, { outDir = join(root, 'dist'), force = false,
     const errors = err.errors?.map((e) => `${e.location ? `${e.location.file}:${e.location.line}: ` : ''}${e.text}`);
     throw new Error(`esbuild failed:\n${errors?.join('\n') ?? err.message}`);
   }
+  minifyMatterChunks(root, result.metafile, esbuild);
   const written = new Set(Object.keys(result.metafile.outputs).map((p) => relative(outDir, resolve(root, p))));
   for (const rel of sourceFiles(outDir)) {
     if (rel === STAMP || written.has(rel)) continue;
@@ -151,6 +153,54 @@ export function build(root = ROOT, { outDir = join(root, 'dist'), force = false,
   writeFileSync(join(outDir, STAMP), before);
   log(`opencube: built in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return result.metafile;
+}
+
+/** The npm package an input file of the bundle comes from (`node_modules/@scope/name/...`), else undefined. */
+export function packageOf(input) {
+  return /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1];
+}
+
+/**
+ * Minifies the chunks that hold matter.js (the Matter bridge's, loaded only when the bridge is on):
+ * V8 keeps the source text of every module it runs, and matter.js's is about 5 MB as published
+ * (docs/benchmarks.md, "The Matter bridge's memory"). Only those chunks: the rest of the gateway
+ * keeps readable stack traces, and its start is measured unminified. Names are kept (`keepNames`):
+ * matter.js reads the names of its functions and classes at run time (a log format is known by
+ * its function's name). Each chunk starts with the notice of what it was made from: the packages,
+ * their versions and licences (matter.js is Apache-2.0, whose attribution a derived work keeps),
+ * and where their licence texts are (beside dist/, in node_modules, which it is built from).
+ */
+function minifyMatterChunks(root, metafile, esbuild) {
+  for (const [file, output] of Object.entries(metafile.outputs)) {
+    if (!file.endsWith('.js')) continue;
+    const packages = new Set(
+      Object.keys(output.inputs)
+        .map(packageOf)
+        .filter((p) => p !== undefined),
+    );
+    if (![...packages].some((p) => p.startsWith('@matter/'))) continue;
+    const path = resolve(root, file);
+    const { code } = esbuild.transformSync(readFileSync(path, 'utf8'), {
+      format: 'esm',
+      target: 'node20',
+      minify: true,
+      keepNames: true,
+      legalComments: 'none',
+    });
+    writeFileSync(path, `${licenceNotice(root, [...packages].sort())}${code}`);
+  }
+}
+
+/** A comment naming each bundled package with its version, licence and copyright line. */
+function licenceNotice(root, packages) {
+  const lines = packages.map((name) => {
+    const dir = join(root, 'node_modules', name);
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    const licence = existsSync(join(dir, 'LICENSE')) ? readFileSync(join(dir, 'LICENSE'), 'utf8') : '';
+    const copyright = /^\s*(Copyright .+)$/m.exec(licence)?.[1]?.trim();
+    return ` * ${name} ${pkg.version}, ${pkg.license}${copyright ? `, ${copyright}` : ''}: node_modules/${name}/LICENSE`;
+  });
+  return `/*!\n * Bundled and minified from these packages (their licence texts are in node_modules):\n${lines.join('\n')}\n */\n`;
 }
 
 /** Builds dist/ when src/ changed, here; when it cannot (no esbuild package) but an older build exists, it says so. */

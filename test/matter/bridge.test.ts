@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { ensureBuilt } from '../../scripts/build.mjs';
 import { ensureChromium } from '../console/browser.ts';
 import { canUnshare, runInLoopback } from '../helpers/netns.ts';
 
@@ -38,6 +39,8 @@ function scenario(): any {
   if (seen) return seen;
   // Installed out here if missing: inside the namespace there is no network to install it with.
   ensureChromium();
+  // The scenario runs the gateway from dist/ (bin/opencube.js): built once here, before its commands start.
+  ensureBuilt();
   const r = runInLoopback([join(import.meta.dirname, 'scenario.ts')], { timeout: 280_000 });
   const last = r.stdout.trim().split('\n').pop() ?? '';
   seen = JSON.parse(last || '{}');

@@ -1,7 +1,8 @@
 /**
  * The Matter bridge as a user meets it, run by bridge.test.ts inside a private network namespace
  * (loopback only: the bridge's UDP port and mDNS reach nothing else). It starts the real gateway
- * (`opencube start`, simulated Zigbee, the bridge on, bound to ::1 and 127.0.0.1, mDNS on `lo`),
+ * as users run it (`opencube start` from bin/opencube.js: the bundle in dist/, where matter.js is
+ * bundled and minified into the bridge's chunks; simulated Zigbee, the bridge on, bound to ::1 and 127.0.0.1, mDNS on `lo`),
  * commissions it with matter.js's own controller using the code `opencube matter` prints, and
  * drives it: reads, commands, sensor reports, rename, removal, a restart. Prints one JSON line of
  * what it saw; always stops the gateway it started.
@@ -21,7 +22,8 @@ const { Environment, Logger, LogLevel, MemoryStorageDriver, Seconds, ServerNode,
 Logger.level = LogLevel.ERROR;
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const MAIN = join(ROOT, 'src', 'main.ts');
+/** The command as users run it: the bundle in dist/, with matter.js bundled and minified into the bridge's chunks. */
+const BIN = join(ROOT, 'bin', 'opencube.js');
 const PORT = 18181;
 const base = `http://127.0.0.1:${PORT}/open-api`;
 const dataDir = mkdtempSync(join(tmpdir(), 'opencube-matter-'));
@@ -44,7 +46,7 @@ let fullLog = '';
 function startGateway(): ChildProcess {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', MAIN, 'start', '--data-dir', dataDir, '--port', String(PORT), '--host', '127.0.0.1'],
+    [BIN, 'start', '--data-dir', dataDir, '--port', String(PORT), '--host', '127.0.0.1'],
     { cwd: ROOT, env: { ...env, OPENCUBE_LOG_LEVEL: 'debug' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   child.stdout?.setEncoding('utf8').on('data', (c: string) => {
@@ -65,7 +67,7 @@ async function stopGateway(): Promise<number | null> {
   return exited;
 }
 function cli(...args: string[]): string {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', MAIN, ...args, '--data-dir', dataDir], {
+  const r = spawnSync(process.execPath, [BIN, ...args, '--data-dir', dataDir], {
     cwd: ROOT,
     env,
     encoding: 'utf8',
@@ -676,7 +678,7 @@ try {
 
   // The gateway renamed in the console: the bridge's own name on the controller follows at once
   // (before the restart below, while the controller's subscription is the first one).
-  const passwd = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'passwd', '--data-dir', dataDir], {
+  const passwd = spawnSync(process.execPath, [BIN, 'passwd', '--data-dir', dataDir], {
     cwd: ROOT,
     env,
     encoding: 'utf8',

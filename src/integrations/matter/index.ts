@@ -73,7 +73,8 @@ export async function startMatter(opts: MatterOptions): Promise<MatterHandle> {
   (await import('./process-config.ts')).leaveProcessAlone();
   const { withSmallYoungGeneration } = await import('./young-generation.ts');
   return withSmallYoungGeneration(async () => {
-    await (await import('./load.ts')).loadMatterJs();
+    // dist/ has matter.js bundled (scripts/build.mjs defines OPENCUBE_BUILD): esbuild drops this import.
+    if (process.env.OPENCUBE_BUILD !== 'dist') await (await import('./load.ts')).loadMatterJs();
     const { environmentFor } = await import('./environment.ts');
     const { MatterBridge } = await import('./bridge.ts');
     const environment = environmentFor(opts.db, opts.interface, opts.log);
