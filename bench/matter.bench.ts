@@ -192,6 +192,10 @@ for (const devices of SIZES) {
       off_mb: offMb,
       added_mb: addedMb,
       ...further,
+      // Each round's own figure: when V8 last collected moves a reading by 10 MB and more.
+      ...(rounds > 1
+        ? { added_each_round_mb: on.map((x, i) => ((x.end - (off[i]?.end ?? 0)) / MB).toFixed(0)).join('/') }
+        : {}),
       added_at_15s_mb: (median((x) => x.early) - median((x) => x.early, off)) / MB,
       on_at_15s_mb: median((x) => x.early) / MB,
       bridged_devices: bridged,
