@@ -9,13 +9,18 @@
  *  2. D4 to the Zigbee2MQTT `/set` publish: PUT devices/{serial} -> a subscriber (standing for
  *     Zigbee2MQTT) sees the `/set` message, against a direct MQTT publish -> the same subscriber;
  *     the HTTP client, the publisher and the subscriber in a process of their own
- *     (bench/zigbee-client.ts), as an app and Zigbee2MQTT are.
+ *     (bench/zigbee-client.ts), as an app and Zigbee2MQTT are. A second baseline, a bare node:http
+ *     relay in the gateway's process that publishes the `/set` for each PUT, measures the HTTP hop
+ *     that any gateway adds, so that what is the gateway's own shows apart from it.
  * Ratios are gateway / baseline latency (lower is better); raw figures in ms for context.
  */
+import { createServer } from 'node:http';
 import mqtt from 'mqtt';
+import { noDelay } from '../src/lib/mqtt.ts';
 import { startMosquitto } from '../test/homeassistant/mosquitto.ts';
 import {
   epochNow,
+  listen,
   percentile,
   report,
   runInChild,
@@ -105,16 +110,41 @@ try {
   });
 
   // ---- 2. D4 -> /set publish ----
-  const d4 = await runInChild<{ toSet: number[]; answer: number[]; direct: number[] }>('zigbee-client.ts', {
-    url,
-    token,
-    serial: plugSerial,
-    mqttUrl: broker.url,
-    setTopic: `${BASE}/${plug.friendly}/set`,
-    probeTopic: `${BASE}/bench/probe`,
-    rounds: 300,
-    warmup: 30,
+  // The bare relay: what a gateway at the least does for a D4 (read the body, publish, answer).
+  const relayTopic = `${BASE}/bench/relay/set`;
+  const relayMqtt = await mqtt.connectAsync(broker.url, { reconnectPeriod: 0 });
+  noDelay(relayMqtt);
+  const relay = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => {
+      body += c;
+    });
+    req.on('end', () => {
+      const on = (JSON.parse(body) as any).state.power.powerState === 'on';
+      relayMqtt.publish(relayTopic, JSON.stringify({ state: on ? 'ON' : 'OFF' }));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"error":0,"data":{},"message":"success"}');
+    });
   });
+  const relayUrl = await listen(relay);
+  const d4 = await runInChild<{ toSet: number[]; answer: number[]; direct: number[]; relay: number[] }>(
+    'zigbee-client.ts',
+    {
+      url,
+      token,
+      serial: plugSerial,
+      mqttUrl: broker.url,
+      setTopic: `${BASE}/${plug.friendly}/set`,
+      probeTopic: `${BASE}/bench/probe`,
+      relayUrl,
+      relayTopic,
+      rounds: 300,
+      warmup: 30,
+    },
+  );
+  relay.close();
+  await relayMqtt.endAsync();
   const s50 = percentile(d4.toSet, 50);
   const p50 = percentile(d4.direct, 50);
   report(
@@ -131,6 +161,13 @@ try {
     },
     '<= 2',
   );
+  const r50 = percentile(d4.relay, 50);
+  report('zigbee D4 -> /set publish, p50 vs a bare node:http relay publishing the /set', s50 / r50, {
+    d4_to_set_p50_ms: s50,
+    relay_p50_ms: r50,
+    relay_p99_ms: percentile(d4.relay, 99),
+    relay_over_direct: r50 / p50,
+  });
 } finally {
   await streams.close();
   await pub.endAsync();
