@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { call, rest, waitForValue } from '../helpers/foundation.ts';
 import { type EventStream, openEvents } from '../helpers/sse.ts';
 import { endpoint, sendEvent } from '../helpers/thirdparty.ts';
-import { shoot } from './browser.ts';
+import { headerLine, shoot } from './browser.ts';
 import { type Consoles, type GatewayProcess, startConsoles } from './rig.ts';
 
 const PASSWORD = 'a console password';
@@ -176,6 +176,12 @@ describe('the console in a browser', () => {
     await desk.getByText('Set off by Back door (door or window)').waitFor();
     await phone.getByRole('heading', { name: 'ALARM' }).waitFor();
     await phone.locator('.top .badge.alarm').waitFor();
+    // The badge sounds in the header's one line, at both widths.
+    await desk.locator('.top .badge.alarm').waitFor();
+    for (const page of [desk, phone]) {
+      const line = await headerLine(page);
+      assert.ok(line.oneLine, `the header with the alarm is one line (${line.height} px): ${line.items.join(', ')}`);
+    }
     await shoot(desk, 'security-alarm');
     await shoot(phone, 'security-alarm');
 

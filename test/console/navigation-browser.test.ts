@@ -1,0 +1,175 @@
+/**
+ * The console's header in a real browser against a real gateway process with the simulated
+ * Zigbee network (so all eight pages exist): one line on a phone and on a desktop, every page
+ * reachable through the phone's Menu at its own address, the Menu by keyboard (Enter, the
+ * arrows, Escape, Tab) and by a tap outside, and Log out from it.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { headerLine, shoot } from './browser.ts';
+import { type Consoles, startConsoles } from './rig.ts';
+
+const PASSWORD = 'a navigation password';
+
+/** The pages in the header's order, each with its address and the heading it shows. */
+const PAGES = [
+  { label: 'Devices', to: 'devices', heading: 'Devices' },
+  { label: 'Scenes', to: 'scenes', heading: 'Scenes and automations' },
+  { label: 'Zigbee', to: 'zigbee', heading: 'Zigbee' },
+  { label: 'Security', to: 'security', heading: 'Security' },
+  { label: 'Logbook', to: 'logbook', heading: 'Logbook' },
+  { label: 'Energy', to: 'energy', heading: 'Energy' },
+  { label: 'Dashboard', to: 'dashboard', heading: 'Dashboard' },
+  { label: 'Gateway', to: 'gateway', heading: 'Gateway' },
+];
+
+async function assertOneLine(page: Page, where: string): Promise<void> {
+  const line = await headerLine(page);
+  assert.ok(line.oneLine, `${where}: the header is one line (${line.height} px): ${line.items.join(', ')}`);
+}
+
+/** What has the keyboard's focus: its text, or its aria-label. */
+function focused(page: Page): Promise<string> {
+  return page.evaluate(
+    "(document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent ?? '').trim()",
+  );
+}
+
+describe("the console's header on a phone and on a desktop", () => {
+  let consoles: Consoles;
+  let desk: Page;
+  let phone: Page;
+
+  before(async () => {
+    consoles = await startConsoles(PASSWORD, { simDevices: 6 });
+    ({ desk, phone } = consoles);
+  });
+
+  after(async () => {
+    await consoles?.close();
+  });
+
+  test('on a desktop every page is a link in one line, each at its own address', async () => {
+    const nav = desk.getByRole('navigation', { name: 'Pages' });
+    assert.deepEqual(
+      await nav.getByRole('link').allInnerTexts(),
+      PAGES.map((p) => p.label),
+    );
+    assert.equal(await desk.getByRole('button', { name: 'Menu' }).isVisible(), false, 'no Menu on a desktop');
+    await desk.getByRole('button', { name: 'Log out' }).waitFor();
+    for (const p of PAGES) {
+      await nav.getByRole('link', { name: p.label, exact: true }).click();
+      await desk.getByRole('heading', { level: 1, name: p.heading, exact: true }).waitFor();
+      assert.equal(new URL(desk.url()).hash, `#/${p.to}`);
+      assert.equal(await nav.locator('[aria-current="page"]').textContent(), p.label);
+      await assertOneLine(desk, `desktop, ${p.label}`);
+    }
+  });
+
+  test("on a phone the header is one line with the gateway's name, the page shown and the live state; the Menu reaches every page", async () => {
+    const menu = phone.getByRole('button', { name: 'Menu' });
+    const nav = phone.getByRole('navigation', { name: 'Pages' });
+    await phone.locator('.top .live.live').waitFor();
+    await assertOneLine(phone, 'phone');
+    assert.equal(await phone.locator('.top .brand').textContent(), 'opencube');
+    assert.equal(await nav.isVisible(), false, 'the pages are hidden until the Menu opens');
+    assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+    for (const p of PAGES) {
+      await menu.click();
+      assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+      assert.deepEqual(
+        await nav.getByRole('link').allInnerTexts(),
+        PAGES.map((q) => q.label),
+      );
+      if (p.to === 'zigbee') await shoot(phone, 'menu', false);
+      await nav.getByRole('link', { name: p.label, exact: true }).click();
+      await phone.getByRole('heading', { level: 1, name: p.heading, exact: true }).waitFor();
+      assert.equal(new URL(phone.url()).hash, `#/${p.to}`);
+      // Chosen, the page closes the menu, its name shows in the header, and focus is back on the Menu.
+      await nav.waitFor({ state: 'hidden' });
+      assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+      assert.equal(await phone.locator('.top .here').textContent(), p.label);
+      assert.equal(await focused(phone), 'Menu');
+      await assertOneLine(phone, `phone, ${p.label}`);
+    }
+    // A device's page belongs to Devices.
+    await phone.goto('/#/devices');
+    await phone.locator('article.device a.name').first().click();
+    await phone.locator('.device-page').waitFor();
+    assert.equal(await phone.locator('.top .here').textContent(), 'Devices');
+    await assertOneLine(phone, "phone, a device's page");
+  });
+
+  test('the Menu works by keyboard: Enter opens it on the page shown, the arrows move, Escape closes it, Enter on a page goes there', async () => {
+    // Loaded afresh, so Tab starts from the top of the page.
+    await phone.goto('/#/security');
+    await phone.reload();
+    await phone.getByRole('heading', { level: 1, name: 'Security' }).waitFor();
+    const menu = phone.getByRole('button', { name: 'Menu' });
+    const nav = phone.getByRole('navigation', { name: 'Pages' });
+    await phone.keyboard.press('Tab');
+    assert.equal(await focused(phone), 'Menu', 'the Menu is the first thing Tab reaches');
+    await phone.keyboard.press('Enter');
+    assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+    assert.equal(await focused(phone), 'Security', 'focus goes to the page shown');
+    await phone.keyboard.press('ArrowDown');
+    assert.equal(await focused(phone), 'Logbook');
+    await phone.keyboard.press('ArrowUp');
+    await phone.keyboard.press('ArrowUp');
+    assert.equal(await focused(phone), 'Zigbee');
+    await phone.keyboard.press('End');
+    assert.equal(await focused(phone), 'Log out');
+    await phone.keyboard.press('ArrowDown');
+    assert.equal(await focused(phone), 'Devices', 'the arrows go round');
+    await phone.keyboard.press('Escape');
+    await nav.waitFor({ state: 'hidden' });
+    assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+    assert.equal(await focused(phone), 'Menu', 'Escape gives focus back to the Menu');
+    assert.equal(new URL(phone.url()).hash, '#/security', 'Escape goes nowhere');
+
+    await phone.keyboard.press('Space');
+    assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+    await phone.keyboard.press('Home');
+    await phone.keyboard.press('Tab');
+    assert.equal(await focused(phone), 'Scenes', 'Tab moves in the list too');
+    await phone.keyboard.press('Enter');
+    await phone.getByRole('heading', { level: 1, name: 'Scenes and automations' }).waitFor();
+    await nav.waitFor({ state: 'hidden' });
+    assert.equal(await focused(phone), 'Menu');
+
+    // Tab past Log out leaves the list: it closes.
+    await phone.keyboard.press('Enter');
+    await phone.keyboard.press('End');
+    await phone.keyboard.press('Tab');
+    await nav.waitFor({ state: 'hidden' });
+    assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+  });
+
+  test('a tap beside the open Menu closes it and changes nothing on the page under it', async () => {
+    await phone.goto('/#/devices');
+    const card = phone.locator('article.device').first();
+    await card.waitFor();
+    const before = await card.textContent();
+    const menu = phone.getByRole('button', { name: 'Menu' });
+    await menu.click();
+    const nav = phone.getByRole('navigation', { name: 'Pages' });
+    await nav.waitFor();
+    const box = await card.boundingBox();
+    assert.ok(box);
+    // To the right of the list, over the first card.
+    await phone.mouse.click(370, box.y + box.height / 2);
+    await nav.waitFor({ state: 'hidden' });
+    assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+    assert.equal(new URL(phone.url()).hash, '#/devices');
+    assert.equal(await card.textContent(), before);
+  });
+
+  test('Log out is in the Menu on a phone and ends the session', async () => {
+    assert.equal(await phone.getByRole('button', { name: 'Log out' }).isVisible(), false, 'not in the row');
+    await phone.getByRole('button', { name: 'Menu' }).click();
+    await phone.getByRole('navigation', { name: 'Pages' }).getByRole('button', { name: 'Log out' }).click();
+    await phone.getByLabel('Password').waitFor();
+    assert.equal((await phone.context().request.get(`${consoles.g.url}/console/api/devices`)).status(), 401);
+  });
+});
