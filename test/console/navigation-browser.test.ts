@@ -30,10 +30,16 @@ async function assertOneLine(page: Page, where: string): Promise<void> {
 }
 
 /** What has the keyboard's focus: its text, or its aria-label. */
-function focused(page: Page): Promise<string> {
-  return page.evaluate(
-    "(document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent ?? '').trim()",
-  );
+const FOCUSED =
+  "(document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent ?? '').trim()";
+
+/** Waits until `name` has the keyboard's focus (a key's effect shows after the page renders); says what has it otherwise. */
+async function focusOn(page: Page, name: string, why = ''): Promise<void> {
+  try {
+    await page.waitForFunction(`${FOCUSED} === ${JSON.stringify(name)}`, undefined, { timeout: 5000 });
+  } catch {
+    assert.fail(`${why || 'focus'}: expected on ${name}, is on ${await page.evaluate(FOCUSED)}`);
+  }
 }
 
 describe("the console's header on a phone and on a desktop", () => {
@@ -74,10 +80,10 @@ describe("the console's header on a phone and on a desktop", () => {
     await assertOneLine(phone, 'phone');
     assert.equal(await phone.locator('.top .brand').textContent(), 'opencube');
     assert.equal(await nav.isVisible(), false, 'the pages are hidden until the Menu opens');
-    assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+    await phone.getByRole('button', { name: 'Menu', expanded: false }).waitFor();
     for (const p of PAGES) {
       await menu.click();
-      assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+      await phone.getByRole('button', { name: 'Menu', expanded: true }).waitFor();
       assert.deepEqual(
         await nav.getByRole('link').allInnerTexts(),
         PAGES.map((q) => q.label),
@@ -88,9 +94,9 @@ describe("the console's header on a phone and on a desktop", () => {
       assert.equal(new URL(phone.url()).hash, `#/${p.to}`);
       // Chosen, the page closes the menu, its name shows in the header, and focus is back on the Menu.
       await nav.waitFor({ state: 'hidden' });
-      assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+      await phone.getByRole('button', { name: 'Menu', expanded: false }).waitFor();
       assert.equal(await phone.locator('.top .here').textContent(), p.label);
-      assert.equal(await focused(phone), 'Menu');
+      await focusOn(phone, 'Menu');
       await assertOneLine(phone, `phone, ${p.label}`);
     }
     // A device's page belongs to Devices.
@@ -106,44 +112,44 @@ describe("the console's header on a phone and on a desktop", () => {
     await phone.goto('/#/security');
     await phone.reload();
     await phone.getByRole('heading', { level: 1, name: 'Security' }).waitFor();
-    const menu = phone.getByRole('button', { name: 'Menu' });
     const nav = phone.getByRole('navigation', { name: 'Pages' });
     await phone.keyboard.press('Tab');
-    assert.equal(await focused(phone), 'Menu', 'the Menu is the first thing Tab reaches');
+    await focusOn(phone, 'Menu', 'the Menu is the first thing Tab reaches');
     await phone.keyboard.press('Enter');
-    assert.equal(await menu.getAttribute('aria-expanded'), 'true');
-    assert.equal(await focused(phone), 'Security', 'focus goes to the page shown');
+    await phone.getByRole('button', { name: 'Menu', expanded: true }).waitFor();
+    await focusOn(phone, 'Security', 'focus goes to the page shown');
     await phone.keyboard.press('ArrowDown');
-    assert.equal(await focused(phone), 'Logbook');
+    await focusOn(phone, 'Logbook');
     await phone.keyboard.press('ArrowUp');
     await phone.keyboard.press('ArrowUp');
-    assert.equal(await focused(phone), 'Zigbee');
+    await focusOn(phone, 'Zigbee');
     await phone.keyboard.press('End');
-    assert.equal(await focused(phone), 'Log out');
+    await focusOn(phone, 'Log out');
     await phone.keyboard.press('ArrowDown');
-    assert.equal(await focused(phone), 'Devices', 'the arrows go round');
+    await focusOn(phone, 'Devices', 'the arrows go round');
     await phone.keyboard.press('Escape');
     await nav.waitFor({ state: 'hidden' });
-    assert.equal(await menu.getAttribute('aria-expanded'), 'false');
-    assert.equal(await focused(phone), 'Menu', 'Escape gives focus back to the Menu');
+    await phone.getByRole('button', { name: 'Menu', expanded: false }).waitFor();
+    await focusOn(phone, 'Menu', 'Escape gives focus back to the Menu');
     assert.equal(new URL(phone.url()).hash, '#/security', 'Escape goes nowhere');
 
     await phone.keyboard.press('Space');
-    assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+    await phone.getByRole('button', { name: 'Menu', expanded: true }).waitFor();
+    await focusOn(phone, 'Security');
     await phone.keyboard.press('Home');
     await phone.keyboard.press('Tab');
-    assert.equal(await focused(phone), 'Scenes', 'Tab moves in the list too');
+    await focusOn(phone, 'Scenes', 'Tab moves in the list too');
     await phone.keyboard.press('Enter');
     await phone.getByRole('heading', { level: 1, name: 'Scenes and automations' }).waitFor();
     await nav.waitFor({ state: 'hidden' });
-    assert.equal(await focused(phone), 'Menu');
+    await focusOn(phone, 'Menu');
 
     // Tab past Log out leaves the list: it closes.
     await phone.keyboard.press('Enter');
     await phone.keyboard.press('End');
     await phone.keyboard.press('Tab');
     await nav.waitFor({ state: 'hidden' });
-    assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+    await phone.getByRole('button', { name: 'Menu', expanded: false }).waitFor();
   });
 
   test('a tap beside the open Menu closes it and changes nothing on the page under it', async () => {
@@ -160,7 +166,7 @@ describe("the console's header on a phone and on a desktop", () => {
     // To the right of the list, over the first card.
     await phone.mouse.click(370, box.y + box.height / 2);
     await nav.waitFor({ state: 'hidden' });
-    assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+    await phone.getByRole('button', { name: 'Menu', expanded: false }).waitFor();
     assert.equal(new URL(phone.url()).hash, '#/devices');
     assert.equal(await card.textContent(), before);
   });

@@ -5,7 +5,7 @@
  * says why a menu rather than a bottom tab bar). Which of the two shows is the stylesheet's choice
  * (one media query), so the markup is the same at both widths.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { alarming, checkAuth, gatewayName, live } from '../store.ts';
 import { networks } from '../zigbee.ts';
@@ -51,8 +51,9 @@ export function Header({ page }: { page: string }) {
     if (refocus) toggle.current?.focus();
   };
 
-  // Opened, focus goes to the page shown (then the arrows, Tab, Home and End move in the list).
-  useEffect(() => {
+  // Opened, focus goes to the page shown (then the arrows, Tab, Home and End move in the list),
+  // as soon as the list is there.
+  useLayoutEffect(() => {
     if (!open) return;
     const all = items(menu.current);
     (all.find((el) => el.getAttribute('aria-current') === 'page') ?? all[0])?.focus();
@@ -60,8 +61,8 @@ export function Header({ page }: { page: string }) {
 
   // While open: any change of page closes it (a link in the menu, the alarm badge, the browser's
   // Back); so do Escape, a tap outside the list and focus leaving it (Tab past Log out); the
-  // arrows, Home and End move in the list.
-  useEffect(() => {
+  // arrows, Home and End move in the list. Listening from the moment the list shows.
+  useLayoutEffect(() => {
     if (!open) return;
     const inside = (target: EventTarget | null) =>
       target instanceof Node && (menu.current?.contains(target) || toggle.current?.contains(target));
