@@ -87,9 +87,12 @@ describe('the console in a browser', () => {
         e.data.payload.brightness?.brightness === 40,
     );
     await desk.getByText('Brightness set to 40').first().waitFor();
+    // Photographed with its history's charts drawn, as a person sees the page a moment after opening it.
+    await desk.locator('.chart canvas').first().waitFor();
     await shoot(desk, 'device');
     await phone.goto(`/#/devices/${light.serial_number}`);
     await phone.getByRole('heading', { name: light.name }).waitFor();
+    await phone.locator('.chart canvas').first().waitFor();
     await shoot(phone, 'device');
     await phone.goto('/#/devices');
     await phoneCard.waitFor();

@@ -45,10 +45,10 @@ export function Header({ page }: { page: string }) {
   const list = pages();
   const current = list.find((p) => p.to === page) ?? list[0];
 
-  /** Closes the menu; `refocus` puts focus back on its button (Escape, a page chosen). */
-  const close = (refocus: boolean) => {
+  /** Closes the menu and puts focus back on its button (Escape, a page chosen): not lost on the page's top. */
+  const close = () => {
     setOpen(false);
-    if (refocus) toggle.current?.focus();
+    toggle.current?.focus();
   };
 
   // Opened, focus goes to the page shown (then the arrows, Tab, Home and End move in the list),
@@ -76,7 +76,7 @@ export function Header({ page }: { page: string }) {
     const onKey = (e: KeyboardEvent) => {
       if (e.key === 'Escape') {
         e.preventDefault();
-        close(true);
+        close();
         return;
       }
       const all = items(menu.current);
@@ -122,7 +122,7 @@ export function Header({ page }: { page: string }) {
             href={`#/${to}`}
             class={page === to ? 'current' : ''}
             aria-current={page === to ? 'page' : undefined}
-            onClick={() => open && close(true)}
+            onClick={() => open && close()}
           >
             {label}
           </a>
