@@ -171,6 +171,39 @@ describe("the console's header on a phone and on a desktop", () => {
     assert.equal(await card.textContent(), before);
   });
 
+  test("a long gateway name is cut short, and the header stays one line at both widths with the page's name in full", async () => {
+    const name = 'The holiday cottage by the lake, upstairs';
+    await desk.goto('/#/gateway');
+    await desk.getByLabel('Gateway name').fill(name);
+    await desk
+      .locator('form', { has: desk.getByLabel('Gateway name') })
+      .getByRole('button', { name: 'Save' })
+      .click();
+    await desk.getByText('Gateway name saved.').waitFor();
+    // Another console reads the name when it loads.
+    await phone.goto('/#/security');
+    await phone.reload();
+    await phone.locator('.top .brand', { hasText: name }).waitFor();
+    for (const [page, where] of [
+      [desk, 'desktop'],
+      [phone, 'phone'],
+    ] as const) {
+      await page.locator('.top .brand', { hasText: name }).waitFor();
+      await assertOneLine(page, `${where}, a long name`);
+      const cut = await page.evaluate(
+        "(() => { const b = document.querySelector('.top .brand'); return b.scrollWidth > b.clientWidth; })()",
+      );
+      assert.ok(cut, `${where}: the name is cut short (an ellipsis) rather than pushing the line apart`);
+    }
+    assert.equal(
+      await phone.evaluate(
+        "(() => { const h = document.querySelector('.top .here'); return h.scrollWidth <= h.clientWidth; })()",
+      ),
+      true,
+      "the page's name shows in full beside it",
+    );
+  });
+
   test('Log out is in the Menu on a phone and ends the session', async () => {
     assert.equal(await phone.getByRole('button', { name: 'Log out' }).isVisible(), false, 'not in the row');
     await phone.getByRole('button', { name: 'Menu' }).click();
