@@ -1,13 +1,14 @@
 /**
  * The console's header in a real browser against a real gateway process with the simulated
- * Zigbee network (so all eight pages exist): one line on a phone and on a desktop, every page
- * reachable through the phone's Menu at its own address, the Menu by keyboard (Enter, the
- * arrows, Escape, Tab) and by a tap outside, and Log out from it.
+ * Zigbee network (so all eight pages exist): one line on a phone and on a desktop (a long gateway
+ * name included), the row of links down to 1100 px and the Menu below, every page reachable
+ * through the phone's Menu at its own address, the Menu by keyboard (Enter, the arrows, Escape,
+ * Tab) and by a tap beside it, and Log out from it.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { headerLine, shoot } from './browser.ts';
+import { DESKTOP, headerLine, shoot } from './browser.ts';
 import { type Consoles, startConsoles } from './rig.ts';
 
 const PASSWORD = 'a navigation password';
@@ -70,6 +71,27 @@ describe("the console's header on a phone and on a desktop", () => {
       assert.equal(new URL(desk.url()).hash, `#/${p.to}`);
       assert.equal(await nav.locator('[aria-current="page"]').textContent(), p.label);
       await assertOneLine(desk, `desktop, ${p.label}`);
+    }
+  });
+
+  test('the row of links holds down to 1100 px wide; narrower, the Menu takes its place', async () => {
+    const nav = desk.getByRole('navigation', { name: 'Pages' });
+    const menu = desk.getByRole('button', { name: 'Menu' });
+    try {
+      await desk.setViewportSize({ width: 1100, height: 800 });
+      await assertOneLine(desk, '1100 px');
+      assert.equal(await menu.isVisible(), false);
+      assert.equal(await nav.getByRole('link').count(), PAGES.length);
+      const brand = await desk.evaluate(
+        "(() => { const b = document.querySelector('.top .brand'); return b.scrollWidth <= b.clientWidth; })()",
+      );
+      assert.ok(brand, "the gateway's name is whole beside the eight links");
+      await desk.setViewportSize({ width: 1099, height: 800 });
+      await menu.waitFor();
+      await nav.waitFor({ state: 'hidden' });
+      await assertOneLine(desk, '1099 px');
+    } finally {
+      await desk.setViewportSize(DESKTOP);
     }
   });
 
