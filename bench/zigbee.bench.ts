@@ -128,23 +128,28 @@ try {
     });
   });
   const relayUrl = await listen(relay);
-  const d4 = await runInChild<{ toSet: number[]; answer: number[]; direct: number[]; relay: number[] }>(
-    'zigbee-client.ts',
-    {
-      url,
-      token,
-      serial: plugSerial,
-      mqttUrl: broker.url,
-      setTopic: `${BASE}/${plug.friendly}/set`,
-      probeTopic: `${BASE}/bench/probe`,
-      relayUrl,
-      relayTopic,
-      rounds: 300,
-      warmup: 30,
-    },
-  );
-  relay.close();
-  await relayMqtt.endAsync();
+  let d4: { toSet: number[]; answer: number[]; direct: number[]; relay: number[] };
+  try {
+    d4 = await runInChild<{ toSet: number[]; answer: number[]; direct: number[]; relay: number[] }>(
+      'zigbee-client.ts',
+      {
+        url,
+        token,
+        serial: plugSerial,
+        mqttUrl: broker.url,
+        setTopic: `${BASE}/${plug.friendly}/set`,
+        probeTopic: `${BASE}/bench/probe`,
+        relayUrl,
+        relayTopic,
+        rounds: 300,
+        warmup: 30,
+      },
+    );
+  } finally {
+    relay.closeAllConnections();
+    relay.close();
+    await relayMqtt.endAsync();
+  }
   const s50 = percentile(d4.toSet, 50);
   const p50 = percentile(d4.direct, 50);
   report(
