@@ -5,7 +5,7 @@
  * comparison, a time of day, weekdays, a sun event with its offset, a duration.
  */
 import { cloneElement, type VNode } from 'preact';
-import { useId } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
 import {
   choiceOf,
   type DeviceChoices,
@@ -260,12 +260,29 @@ export function WeekdaysField(p: { value: unknown; onChange: (v: string[] | unde
   );
 }
 
-/** Sunrise or sunset, minutes before (negative) or after. */
-export function SunFields(p: { row: Row; onChange: (row: Row) => void; label?: string }) {
+/**
+ * Sunrise or sunset, and how many minutes before or after it (kept as `offset_minutes`, negative
+ * before): a number and a word, as a person says it, rather than a signed number. The direction is
+ * remembered while the minutes are empty or 0 (the row then has no offset to carry it).
+ */
+export function SunFields(p: { row: Row; onChange: (row: Row) => void }) {
   const offset = typeof p.row.offset_minutes === 'number' ? p.row.offset_minutes : 0;
+  const [direction, setDirection] = useState<'before' | 'after'>(offset < 0 ? 'before' : 'after');
+  const side = offset < 0 ? 'before' : offset > 0 ? 'after' : direction;
+  // What is typed stays (an out-of-range number included, for the browser to point at); a row
+  // changed elsewhere (its type switched, a bound re-ticked) shows its own offset.
+  const [text, setText] = useState(offset === 0 ? '' : String(Math.abs(offset)));
+  useEffect(() => {
+    if (Number(text || 0) !== Math.abs(offset)) setText(offset === 0 ? '' : String(Math.abs(offset)));
+  }, [offset]);
+  const withOffset = (minutes: number, dir: 'before' | 'after') => {
+    const { offset_minutes: _o, ...rest } = p.row;
+    const n = dir === 'before' ? -minutes : minutes;
+    return n === 0 ? rest : { ...rest, offset_minutes: n };
+  };
   return (
     <>
-      <Field label={p.label ?? 'Sun'}>
+      <Field label="Sunrise or sunset">
         <select
           value={String(p.row.event ?? 'sunset')}
           onChange={(e) => p.onChange({ ...p.row, event: (e.target as HTMLSelectElement).value })}
@@ -274,19 +291,36 @@ export function SunFields(p: { row: Row; onChange: (row: Row) => void; label?: s
           <option value="sunset">Sunset</option>
         </select>
       </Field>
-      <Field label="Minutes before (−) or after">
+      <Field label="Minutes">
         <input
           type="number"
+          inputMode="numeric"
           step="1"
-          min={-720}
+          min={0}
           max={720}
-          value={offset}
+          placeholder="0"
+          value={text}
           onInput={(e) => {
-            const n = Math.trunc(Number((e.target as HTMLInputElement).value) || 0);
-            const { offset_minutes: _o, ...rest } = p.row;
-            p.onChange(n === 0 ? rest : { ...rest, offset_minutes: n });
+            const input = e.target as HTMLInputElement;
+            setText(input.value);
+            // Out of range or not whole: the browser says so beside the field; the row keeps its last good offset.
+            const n = Number(input.value || 0);
+            if (input.validity.valid && Number.isInteger(n)) p.onChange(withOffset(n, side));
           }}
         />
+      </Field>
+      <Field label="Before or after">
+        <select
+          value={side}
+          onChange={(e) => {
+            const dir = (e.target as HTMLSelectElement).value === 'before' ? 'before' : 'after';
+            setDirection(dir);
+            p.onChange(withOffset(Math.abs(offset), dir));
+          }}
+        >
+          <option value="before">before</option>
+          <option value="after">after</option>
+        </select>
       </Field>
     </>
   );

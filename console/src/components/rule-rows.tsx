@@ -137,7 +137,8 @@ export function ConditionRow(p: RowProps & { depth: number }) {
 function SunBound(p: { label: string; row: Row; bound: 'after' | 'before'; onChange: (row: Row) => void }) {
   const b = p.row[p.bound] as Row | undefined;
   return (
-    <div class="sun-bound">
+    // A group named by its bound: both bounds have the same fields (Minutes, Before or after).
+    <fieldset class="sun-bound" aria-label={p.label}>
       <label class="check">
         <input
           type="checkbox"
@@ -150,8 +151,8 @@ function SunBound(p: { label: string; row: Row; bound: 'after' | 'before'; onCha
         />
         {p.label}
       </label>
-      {b && <SunFields row={b} label={p.label} onChange={(next) => p.onChange({ ...p.row, [p.bound]: next })} />}
-    </div>
+      {b && <SunFields row={b} onChange={(next) => p.onChange({ ...p.row, [p.bound]: next })} />}
+    </fieldset>
   );
 }
 
@@ -183,7 +184,15 @@ export function RowList(p: {
           ? newCondition(p.ctx, 'time')
           : newAction(p.ctx, 'device'),
     ]);
-  const words = p.kind === 'trigger' ? 'Add a trigger' : p.kind === 'condition' ? 'Add a condition' : 'Add an action';
+  // Inside a group its own button says so: a group's list and the part's end one above the other.
+  const words =
+    p.kind === 'trigger'
+      ? 'Add a trigger'
+      : p.kind === 'action'
+        ? 'Add an action'
+        : (p.depth ?? 1) > 1
+          ? 'Add a condition to this group'
+          : 'Add a condition';
   return (
     <div class="rows">
       {rows.map((row, i) => {
