@@ -34,6 +34,7 @@ describe('the automation editor offers every choice, and what it saves does what
   let light: string;
   let motion: string;
   let keys: string;
+  let climate: string;
 
   const open = async (method: string, path: string, body?: unknown) =>
     (await call(g.url, method, rest('v2', path), { token, ...(body === undefined ? {} : { body }) })).json;
@@ -71,6 +72,12 @@ describe('the automation editor offers every choice, and what it saves does what
           capabilities: [{ capability: 'motion', permission: '0100' }],
           state: { motion: { motion: false } },
         }),
+        endpoint('study-climate', 'http://127.0.0.1:9/', {
+          name: 'Study climate',
+          display_category: 'temperatureSensor',
+          capabilities: [{ capability: 'temperature', permission: '0100' }],
+          state: { temperature: { temperature: 21 } },
+        }),
         endpoint('desk-keys', 'http://127.0.0.1:9/', {
           name: 'Desk keys',
           display_category: 'button',
@@ -83,7 +90,7 @@ describe('the automation editor offers every choice, and what it saves does what
       ],
     });
     assert.equal(added.json.header.name, 'Response', added.text);
-    [motion, keys] = added.json.payload.endpoints.map((e: { serial_number: string }) => e.serial_number);
+    [motion, climate, keys] = added.json.payload.endpoints.map((e: { serial_number: string }) => e.serial_number);
   });
 
   after(async () => {
@@ -302,5 +309,212 @@ describe('the automation editor offers every choice, and what it saves does what
       .first()
       .waitFor();
     await shoot(phone, 'automation-press-trace');
+  });
+
+  test('3. every other trigger, condition, action and mode, chosen on the desk and saved as chosen; the temperature held above 25 for 2 min runs it: a scene, an automation switched off', async () => {
+    const cool = await open('POST', OPEN, {
+      kind: 'scene',
+      name: 'Cool down',
+      actions: [{ type: 'device', device: light, state: { brightness: { brightness: 20 } } }],
+    });
+    assert.equal(cool.error, 0, JSON.stringify(cool));
+    await desk.goto('/#/scenes/new-automation');
+    await desk.getByLabel('Name').fill('Study too warm');
+    await desk.getByLabel('When it is set off while running').selectOption({ label: 'run beside it (parallel)' });
+    await desk.getByLabel('At most (runs)').fill('4');
+
+    const addTrigger = async (i: number, label: string) => {
+      await desk.getByRole('button', { name: 'Add a trigger' }).click();
+      const r = row(desk, `triggers.${i}`);
+      await r.getByLabel('When').selectOption({ label });
+      return r;
+    };
+    const warm = await addTrigger(0, 'A device value changes');
+    await warm.getByLabel('Device').selectOption({ label: 'Study climate' });
+    await warm.getByLabel('Crosses').selectOption({ label: 'rising above' });
+    await warm.getByLabel('Value').last().fill('25');
+    await warm.getByLabel('Held for', { exact: true }).fill('2');
+    await warm.getByLabel('Held for: unit').selectOption({ label: 'min' });
+    const cold = await addTrigger(1, 'A device value changes');
+    await cold.getByLabel('Device').selectOption({ label: 'Study climate' });
+    await cold.getByLabel('Crosses').selectOption({ label: 'falling below' });
+    await cold.getByLabel('Value').last().fill('16.5');
+    const gone = await addTrigger(2, 'A device goes offline or comes back');
+    await gone.getByLabel('Device').selectOption({ label: 'Porch motion' });
+    await gone.getByLabel('Change').selectOption({ label: 'goes offline' });
+    await gone.getByLabel('Held for', { exact: true }).fill('90');
+    await gone.getByLabel('Held for: unit').selectOption({ label: 's' });
+    const back = await addTrigger(3, 'A device goes offline or comes back');
+    await back.getByLabel('Device').selectOption({ label: 'Porch motion' });
+    await back.getByLabel('Change').selectOption({ label: 'comes back online' });
+    const sunrise = await addTrigger(4, 'Sunrise or sunset');
+    await sunrise.getByLabel('Sunrise or sunset', { exact: true }).selectOption({ label: 'Sunrise' });
+    await sunrise.getByLabel('Minutes').fill('15');
+    await sunrise.getByLabel('Before or after').selectOption({ label: 'after' });
+    const mode = await addTrigger(5, 'A security mode is armed or disarmed');
+    await mode.getByLabel('Mode').selectOption({ label: 'Home mode' });
+    await mode.getByLabel('Is').selectOption({ label: 'disarmed' });
+    const anyMode = await addTrigger(6, 'A security mode is armed or disarmed');
+    await anyMode.getByLabel('Mode').selectOption({ label: 'Any mode' });
+    const alarm = await addTrigger(7, 'The alarm sounds or ends');
+    await alarm.getByLabel('The alarm').selectOption({ label: 'ends' });
+    await addTrigger(8, 'The alarm sounds or ends');
+    await addTrigger(9, 'The gateway starts');
+
+    const addCondition = async (i: number, label: string) => {
+      await desk.getByRole('button', { name: 'Add a condition', exact: true }).click();
+      const r = row(desk, `conditions.${i}`);
+      await r.getByLabel('If', { exact: true }).selectOption({ label });
+      return r;
+    };
+    const day = await addCondition(0, 'Before or after sunrise or sunset');
+    const after = day.getByRole('group', { name: 'After' });
+    await after.getByLabel('Sunrise or sunset').selectOption({ label: 'Sunrise' });
+    await after.getByLabel('Minutes').fill('15');
+    await after.getByLabel('Before or after').selectOption({ label: 'after' });
+    const before = day.getByRole('group', { name: 'Before' });
+    await before.getByLabel('Before', { exact: true }).check();
+    await before.getByLabel('Sunrise or sunset').selectOption({ label: 'Sunset' });
+    const hot = await addCondition(1, 'A device value');
+    await hot.getByLabel('Device').selectOption({ label: 'Study climate' });
+    await hot.getByLabel('Is', { exact: true }).selectOption({ label: 'above' });
+    await hot.getByLabel('Value').last().fill('20');
+    const all = await addCondition(2, 'All of these');
+    const online = row(desk, 'conditions.2.conditions.0');
+    await online.getByLabel('If', { exact: true }).selectOption({ label: 'A device is online or offline' });
+    await online.getByLabel('Device').selectOption({ label: 'Study climate' });
+    await online.getByLabel('Is').selectOption({ label: 'online' });
+    await all.getByRole('button', { name: 'Add a condition to this group' }).click();
+    const home = row(desk, 'conditions.2.conditions.1');
+    await home.getByLabel('If', { exact: true }).selectOption({ label: 'A security mode is armed or disarmed' });
+    await home.getByLabel('Mode').selectOption({ label: 'Home mode' });
+    await home.getByLabel('Is').selectOption({ label: 'disarmed' });
+    await all.getByRole('button', { name: 'Add a condition to this group' }).click();
+    const evening = row(desk, 'conditions.2.conditions.2');
+    await evening.getByLabel('If', { exact: true }).selectOption({ label: 'A time window' });
+    await evening.getByLabel('After').fill('06:00');
+    await evening.getByLabel('Before').fill('23:30');
+    for (const d of ['Mon', 'Sat']) await evening.getByLabel(d, { exact: true }).check();
+
+    const addAction = async (i: number, label: string) => {
+      await desk.getByRole('button', { name: 'Add an action' }).click();
+      const r = row(desk, `actions.${i}`);
+      await r.getByLabel('Then').selectOption({ label });
+      return r;
+    };
+    const scene = await addAction(0, 'Run a scene');
+    await scene.getByLabel('Scene').selectOption({ label: 'Cool down' });
+    const dusk = await addAction(1, 'Enable or disable an automation');
+    await dusk.getByLabel('Do').selectOption({ label: 'Disable' });
+    await dusk.getByLabel('Which').selectOption({ label: 'Porch light at dusk' });
+    const leave = await addAction(2, 'Enable or disable an automation');
+    await leave.getByLabel('Do').selectOption({ label: 'Enable' });
+    await leave.getByLabel('Which').selectOption({ label: 'Leaving by the desk' });
+    const say = await addAction(3, 'Say something');
+    await say.getByLabel('Text').fill('The study is too warm');
+    const pause = await addAction(4, 'Wait a while');
+    await pause.getByLabel('For', { exact: true }).fill('1.5');
+    await pause.getByLabel('For: unit').selectOption({ label: 'h' });
+    const note = await addAction(5, 'Send a notification');
+    await note.getByLabel('Message').fill('Still warm after an hour and a half');
+    await shoot(desk, 'automation-editor-every-choice');
+    await desk.getByRole('button', { name: 'Save' }).click();
+    await desk.getByText('Study too warm saved.').waitFor();
+
+    const saved = await definition('Study too warm');
+    const porchDusk = await definition('Porch light at dusk');
+    const leaving = await definition('Leaving by the desk');
+    assert.equal(saved.mode, 'parallel');
+    assert.equal(saved.max, 4);
+    assert.deepEqual(saved.triggers, [
+      { type: 'state', device: climate, capability: 'temperature', field: 'temperature', above: 25, for_seconds: 120 },
+      { type: 'state', device: climate, capability: 'temperature', field: 'temperature', below: 16.5 },
+      { type: 'online', device: motion, online: false, for_seconds: 90 },
+      { type: 'online', device: motion, online: true },
+      { type: 'sun', event: 'sunrise', offset_minutes: 15 },
+      { type: 'security', sid: 1, state: 'disarmed' },
+      { type: 'security', state: 'armed' },
+      { type: 'alarm', state: 'cancelled' },
+      { type: 'alarm', state: 'raised' },
+      { type: 'started' },
+    ]);
+    assert.deepEqual(saved.conditions, [
+      { type: 'sun', after: { event: 'sunrise', offset_minutes: 15 }, before: { event: 'sunset' } },
+      { type: 'state', device: climate, capability: 'temperature', field: 'temperature', above: 20 },
+      {
+        type: 'all',
+        conditions: [
+          { type: 'online', device: climate, online: true },
+          { type: 'security', sid: 1, state: 'disarmed' },
+          { type: 'time', after: '06:00', before: '23:30', weekdays: ['mon', 'sat'] },
+        ],
+      },
+    ]);
+    assert.deepEqual(saved.actions, [
+      { type: 'scene', scene: cool.data.definition.id },
+      { type: 'automation', automation: porchDusk.id, enabled: false },
+      { type: 'automation', automation: leaving.id, enabled: true },
+      { type: 'speak', text: 'The study is too warm' },
+      { type: 'delay', seconds: 5400 },
+      { type: 'notify', message: 'Still warm after an hour and a half' },
+    ]);
+
+    // 26 °C, held: nothing for 2 minutes, then it runs (the sun is up, the study warm, the home disarmed).
+    assert.equal(porchDusk.enabled, true);
+    assert.equal(
+      (await report(climate, 'study-climate', { temperature: { temperature: 26 } })).json.header.name,
+      'Response',
+    );
+    await g.advance(2 * MIN - 1000);
+    assert.equal((await open('GET', `${OPEN}/${saved.id}/traces`)).data.traces.length, 0);
+    await g.advance(1000);
+    await desk.getByText('Running now').waitFor();
+    await waitForValue(
+      async () => (await definition('Porch light at dusk')).enabled === false,
+      15_000,
+      'dusk disabled',
+    );
+    // Speech is made and played in its own time (the speaker's countdown is on the clock): the
+    // pause of an hour and a half begins once it is said.
+    const run = async () =>
+      ((await open('GET', `${OPEN}/runs`)).data.runs as { automation_id: string; step: number; status: string }[]).find(
+        (r) => r.automation_id === saved.id,
+      );
+    await waitForValue(
+      async () => {
+        const now = await run();
+        if (now?.step === 4 && now.status === 'waiting') return true;
+        await g.advance(1000);
+        return false;
+      },
+      30_000,
+      'the pause begun',
+    ).catch(async (err) => {
+      console.log(JSON.stringify(await run()), g.proc.stderr().slice(-3000));
+      throw err;
+    });
+    await g.advance(90 * MIN);
+    await desk.getByText(/Last run .*: finished/).waitFor();
+    const [trace] = (await open('GET', `${OPEN}/${saved.id}/traces`)).data.traces;
+    assert.equal(trace.trigger.index, 0);
+    assert.ok(
+      trace.conditions.every((c: { result: boolean }) => c.result),
+      JSON.stringify(trace.conditions),
+    );
+    assert.deepEqual(
+      trace.steps
+        .filter((s: { outcome: string }) => s.outcome !== 'waiting')
+        .map((s: { index: number; outcome: string }) => [s.index, s.outcome]),
+      [
+        [0, 'done'],
+        [1, 'done'],
+        [2, 'done'],
+        [3, 'done'],
+        [4, 'done'],
+        [5, 'done'],
+      ],
+    );
+    const light20 = ((await open('GET', 'devices')).data.device_list as any[]).find((d) => d.serial_number === light);
+    assert.equal(light20.state.brightness.brightness, 20);
   });
 });

@@ -341,7 +341,11 @@ export function DurationField(p: {
 }) {
   const id = useId();
   const s = typeof p.value === 'number' ? p.value : undefined;
-  const unit = s === undefined || s === 0 ? 60 : s % 3600 === 0 ? 3600 : s % 60 === 0 ? 60 : 1;
+  // The unit stays as the person has it once they type or choose: derived from the value at each
+  // keystroke, 1.5 min would turn into 90 s under their fingers (and a unit chosen next would
+  // multiply the 90).
+  const [chosen, setChosen] = useState<number | undefined>();
+  const unit = chosen ?? (s === undefined || s === 0 ? 60 : s % 3600 === 0 ? 3600 : s % 60 === 0 ? 60 : 1);
   return (
     <div class="field">
       <label class="field-label" for={id}>
@@ -358,6 +362,7 @@ export function DurationField(p: {
           placeholder={p.optional ? 'none' : ''}
           onInput={(e) => {
             const text = (e.target as HTMLInputElement).value;
+            setChosen(unit);
             p.onChange(text === '' ? undefined : Math.round(Number(text) * unit));
           }}
         />
@@ -366,6 +371,7 @@ export function DurationField(p: {
           value={String(unit)}
           onChange={(e) => {
             const next = Number((e.target as HTMLSelectElement).value);
+            setChosen(next);
             if (s !== undefined) p.onChange(Math.round((s / unit) * next));
           }}
         >

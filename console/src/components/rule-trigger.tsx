@@ -124,7 +124,7 @@ export function TriggerRow(p: RowProps) {
             onChange={(d) => set({ device: d.serial_number })}
           />
           <ChoiceField
-            label="It"
+            label="Change"
             options={[
               ['off', 'goes offline'],
               ['on', 'comes back online'],
