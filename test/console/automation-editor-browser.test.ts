@@ -255,6 +255,8 @@ describe('the automation editor offers every choice, and what it saves does what
     await disarm.getByLabel('Then').selectOption({ label: 'Arm or disarm' });
     await disarm.getByLabel('Do').selectOption({ label: 'Disarm' });
     assert.equal(await disarm.getByLabel('Mode').inputValue(), '');
+    // At 390 px nothing runs off the side: no row, field or choice is wider than the phone.
+    assert.equal(await phone.evaluate('document.documentElement.scrollWidth'), 390);
     await shoot(phone, 'automation-editor-press');
     await phone.getByRole('button', { name: 'Save' }).click();
     await phone.getByText('Leaving by the desk saved.').waitFor();
@@ -516,5 +518,108 @@ describe('the automation editor offers every choice, and what it saves does what
     );
     const light20 = ((await open('GET', 'devices')).data.device_list as any[]).find((d) => d.serial_number === light);
     assert.equal(light20.state.brightness.brightness, 20);
+  });
+
+  test('4. mistakes are said beside their fields, by the browser before a save or in plain words from the gateway after it; put right, it saves', async () => {
+    const saves = async () => (await open('GET', OPEN)).data.definitions.length;
+    const before = await saves();
+    const validation = (field: ReturnType<Page['locator']>) =>
+      field.evaluate((i) => (i as unknown as { validationMessage: string }).validationMessage);
+    await desk.goto('/#/scenes/new-automation');
+    await desk.getByLabel('Name').fill('Mistakes put right');
+    await desk.getByRole('button', { name: 'Add a trigger' }).click();
+    const sunset = row(desk, 'triggers.0');
+    await sunset.getByLabel('When').selectOption({ label: 'Sunrise or sunset' });
+    await sunset.getByLabel('Minutes').fill('721');
+    await desk.getByRole('button', { name: 'Add a condition', exact: true }).click();
+    const sun = row(desk, 'conditions.0');
+    await sun.getByLabel('If', { exact: true }).selectOption({ label: 'Before or after sunrise or sunset' });
+    await sun.getByRole('group', { name: 'After' }).getByLabel('After', { exact: true }).uncheck();
+    await desk.getByRole('button', { name: 'Add a condition', exact: true }).click();
+    const group = row(desk, 'conditions.1');
+    await group.getByLabel('If', { exact: true }).selectOption({ label: 'Any of these' });
+    await row(desk, 'conditions.1.conditions.0').getByRole('button', { name: 'Remove' }).click();
+    await desk.getByRole('button', { name: 'Add an action' }).click();
+    const say = row(desk, 'actions.0');
+    await say.getByLabel('Then').selectOption({ label: 'Say something' });
+    await desk.getByRole('button', { name: 'Add an action' }).click();
+    const note = row(desk, 'actions.1');
+    await note.getByLabel('Then').selectOption({ label: 'Send a notification' });
+    await desk.getByRole('button', { name: 'Add an action' }).click();
+    const wait = row(desk, 'actions.2');
+    await wait.getByLabel('Then').selectOption({ label: 'Wait until a device value' });
+    await wait.getByLabel('Device').selectOption({ label: 'Porch motion' });
+    await wait.getByLabel('At most', { exact: true }).fill('');
+
+    // The browser stops the save at each field that cannot be right, one after the other, and says why there.
+    for (const [field, put] of [
+      [sunset.getByLabel('Minutes'), '45'],
+      [say.getByLabel('Text'), 'Good evening'],
+      [note.getByLabel('Message'), 'The porch light is on'],
+      [wait.getByLabel('At most', { exact: true }), '0'],
+    ] as const) {
+      await desk.getByRole('button', { name: 'Save' }).click();
+      assert.notEqual(await validation(field), '');
+      assert.equal(await desk.evaluate('document.activeElement?.id'), await field.getAttribute('id'));
+      await field.fill(put);
+    }
+    assert.equal(await saves(), before);
+
+    // What only the gateway knows comes back under its row, in words.
+    await desk.getByRole('button', { name: 'Save' }).click();
+    await desk.getByText('Not saved: see the problems shown.').waitFor();
+    await sun.locator('.problems').getByText('Tick After, Before or both').waitFor();
+    await group.locator('.problems').getByText('This group: add a condition to it, or remove it').waitFor();
+    await wait.locator('.problems').getByText('At most: 0 s is less than 1 s, the least it takes').waitFor();
+    // The gateway's own words stay at hand, for a bug report.
+    assert.equal(
+      await wait.locator('.problems li').getAttribute('title'),
+      'actions.2.timeout_seconds: 0 is below min 1',
+    );
+    await shoot(desk, 'automation-editor-mistakes');
+    assert.equal(await saves(), before);
+
+    await sun.getByRole('group', { name: 'Before' }).getByLabel('Before', { exact: true }).check();
+    await row(desk, 'conditions.1').getByRole('button', { name: 'Remove' }).last().click();
+    await wait.getByLabel('At most', { exact: true }).fill('10');
+    await desk.getByRole('button', { name: 'Save' }).click();
+    await desk.getByText('Mistakes put right saved.').waitFor();
+    const saved = await definition('Mistakes put right');
+    assert.deepEqual(saved.triggers, [{ type: 'sun', event: 'sunset', offset_minutes: 45 }]);
+    assert.deepEqual(saved.conditions, [{ type: 'sun', before: { event: 'sunset' } }]);
+    assert.deepEqual(
+      saved.actions.map((a: any) => a.text ?? a.message ?? a.timeout_seconds),
+      ['Good evening', 'The porch light is on', 600],
+    );
+  });
+
+  test('5. an automation made with the keyboard alone: each row added takes the focus, choices are typed, Enter saves', async () => {
+    await desk.goto('/#/scenes/new-automation');
+    const focused = () => desk.evaluate('document.activeElement?.textContent?.trim() ?? ""') as Promise<string>;
+    /** Tab until the focus is on the button named `name`, as a person does. */
+    const tabTo = async (name: string) => {
+      for (let i = 0; i < 40 && (await focused()) !== name; i++) await desk.keyboard.press('Tab');
+      assert.equal(await focused(), name);
+    };
+    await desk.getByLabel('Name').focus();
+    await desk.keyboard.type('Say when the gateway is back');
+    await desk.keyboard.press('Tab');
+    await desk.keyboard.type('start over');
+    await tabTo('Add a trigger');
+    await desk.keyboard.press('Enter');
+    assert.equal(await desk.evaluate('document.activeElement?.closest("fieldset.rule")?.dataset.path'), 'triggers.0');
+    await desk.keyboard.type('The gateway');
+    await tabTo('Add an action');
+    await desk.keyboard.press('Enter');
+    assert.equal(await desk.evaluate('document.activeElement?.closest("fieldset.rule")?.dataset.path'), 'actions.0');
+    await desk.keyboard.type('Send a');
+    await desk.keyboard.press('Tab');
+    await desk.keyboard.type('The gateway is back');
+    await desk.keyboard.press('Enter');
+    await desk.getByText('Say when the gateway is back saved.').waitFor();
+    const saved = await definition('Say when the gateway is back');
+    assert.equal(saved.mode, 'restart');
+    assert.deepEqual(saved.triggers, [{ type: 'started' }]);
+    assert.deepEqual(saved.actions, [{ type: 'notify', message: 'The gateway is back' }]);
   });
 });

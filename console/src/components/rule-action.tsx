@@ -318,6 +318,7 @@ export function ActionRow(p: RowProps) {
         <>
           <Field label="Text" wide>
             <input
+              required
               maxLength={500}
               value={String(row.text ?? '')}
               onInput={(e) => set({ text: (e.target as HTMLInputElement).value })}
@@ -346,7 +347,7 @@ export function ActionRow(p: RowProps) {
         </>
       )}
       {row.type === 'delay' && (
-        <DurationField label="For" value={row.seconds} onChange={(s) => set({ seconds: s ?? 0 })} />
+        <DurationField label="For" value={row.seconds} onChange={(s) => p.onChange(optional(row, 'seconds', s))} />
       )}
       {row.type === 'wait' && (
         <>
@@ -360,7 +361,7 @@ export function ActionRow(p: RowProps) {
           <DurationField
             label="At most"
             value={row.timeout_seconds}
-            onChange={(s) => set({ timeout_seconds: s ?? 1 })}
+            onChange={(s) => p.onChange(optional(row, 'timeout_seconds', s))}
           />
           <ChoiceField
             label="At the time-out"
@@ -406,6 +407,7 @@ export function ActionRow(p: RowProps) {
       {row.type === 'notify' && (
         <Field label="Message" wide>
           <input
+            required
             maxLength={500}
             value={String(row.message ?? '')}
             onInput={(e) => set({ message: (e.target as HTMLInputElement).value })}
@@ -413,7 +415,7 @@ export function ActionRow(p: RowProps) {
         </Field>
       )}
       <RowButtons onRemove={p.onRemove} onUp={p.onUp} onDown={p.onDown} />
-      <Problems errors={p.errors(p.path)} />
+      <Problems errors={p.errors(p.path)} path={p.path} />
     </fieldset>
   );
 }

@@ -358,6 +358,7 @@ export function DurationField(p: {
           type="number"
           min={0}
           step="any"
+          required={!p.optional}
           value={s === undefined ? '' : s / unit}
           placeholder={p.optional ? 'none' : ''}
           onInput={(e) => {

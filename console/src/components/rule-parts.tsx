@@ -5,6 +5,7 @@
  */
 import type { Choices, DeviceChoices } from '../automations.ts';
 import { humanize } from '../format.ts';
+import { plainProblem } from '../rule-problems.ts';
 import type { Device } from '../types.ts';
 import { DeviceField, Field, firstValue, liveDevice, refOf, ValueRefField, withValues } from './rule-fields.tsx';
 
@@ -79,12 +80,15 @@ export function RowButtons(p: { onRemove: () => void; onUp?: () => void; onDown?
   );
 }
 
-export function Problems({ errors }: { errors: string[] }) {
+/** The gateway's messages about the row at `path`, in the editor's words (the API's own as the title). */
+export function Problems({ errors, path }: { errors: string[]; path: string }) {
   if (errors.length === 0) return null;
   return (
     <ul class="problems">
       {errors.map((e) => (
-        <li key={e}>{e}</li>
+        <li key={e} title={e}>
+          {plainProblem(path, e)}
+        </li>
       ))}
     </ul>
   );

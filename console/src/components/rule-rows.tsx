@@ -4,6 +4,7 @@
  * Each row is the API's JSON object, edited field by field through rule-fields.tsx; switching its
  * type starts it afresh with valid defaults (the first device that offers what the type needs).
  */
+import { useEffect, useRef } from 'preact/hooks';
 import { ActionRow, newAction } from './rule-action.tsx';
 import { Comparison, DeviceField, liveDevice, SunFields, TimeField, WeekdaysField } from './rule-fields.tsx';
 import {
@@ -129,7 +130,7 @@ export function ConditionRow(p: RowProps & { depth: number }) {
         />
       )}
       <RowButtons onRemove={p.onRemove} />
-      <Problems errors={p.errors(p.path)} />
+      <Problems errors={p.errors(p.path)} path={p.path} />
     </fieldset>
   );
 }
@@ -175,7 +176,17 @@ export function RowList(p: {
     next.splice(i + by, 0, r as Row);
     p.onChange(next);
   };
-  const add = () =>
+  // A row added from the keyboard is edited from the keyboard: the focus goes to its first field
+  // (its type), not left on the Add button below it.
+  const box = useRef<HTMLDivElement>(null);
+  const added = useRef(false);
+  useEffect(() => {
+    if (!added.current) return;
+    added.current = false;
+    box.current?.querySelector<HTMLSelectElement>(`fieldset[data-path="${p.path}.${rows.length - 1}"] select`)?.focus();
+  }, [rows.length]);
+  const add = () => {
+    added.current = true;
     p.onChange([
       ...rows,
       p.kind === 'trigger'
@@ -184,6 +195,7 @@ export function RowList(p: {
           ? newCondition(p.ctx, 'time')
           : newAction(p.ctx, 'device'),
     ]);
+  };
   // Inside a group its own button says so: a group's list and the part's end one above the other.
   const words =
     p.kind === 'trigger'
@@ -194,7 +206,7 @@ export function RowList(p: {
           ? 'Add a condition to this group'
           : 'Add a condition';
   return (
-    <div class="rows">
+    <div class="rows" ref={box}>
       {rows.map((row, i) => {
         const common = {
           ctx: p.ctx,

@@ -171,7 +171,7 @@ export function TriggerRow(p: RowProps) {
         />
       )}
       <RowButtons onRemove={p.onRemove} />
-      <Problems errors={p.errors(p.path)} />
+      <Problems errors={p.errors(p.path)} path={p.path} />
     </fieldset>
   );
 }

@@ -11,6 +11,7 @@ import { Toggle } from '../components/controls.tsx';
 import { Field } from '../components/rule-fields.tsx';
 import { RowList } from '../components/rule-rows.tsx';
 import { NextFirings, Traces } from '../components/scene-runs.tsx';
+import { plainProblem } from '../rule-problems.ts';
 import { act, automationsVersion, devices, notify } from '../store.ts';
 import { statusWords } from './scenes.tsx';
 
@@ -63,7 +64,9 @@ function Editor(p: {
       {general.length > 0 && (
         <ul class="problems" role="alert">
           {general.map((m) => (
-            <li key={m}>{m}</li>
+            <li key={m} title={m}>
+              {plainProblem('', m)}
+            </li>
           ))}
         </ul>
       )}
