@@ -147,6 +147,7 @@ describe('the automation editor offers every choice, and what it saves does what
     await desk.getByText('Porch light at dusk saved.').waitFor();
 
     const saved = await definition('Porch light at dusk');
+    assert.equal(saved.mode, 'single');
     assert.deepEqual(saved.triggers, [
       { type: 'sun', event: 'sunset', offset_minutes: -30, weekdays: ['mon', 'tue', 'wed', 'thu', 'fri'] },
     ]);
@@ -607,11 +608,11 @@ describe('the automation editor offers every choice, and what it saves does what
     await desk.keyboard.type('start over');
     await tabTo('Add a trigger');
     await desk.keyboard.press('Enter');
-    assert.equal(await desk.evaluate('document.activeElement?.closest("fieldset.rule")?.dataset.path'), 'triggers.0');
+    await desk.waitForFunction('document.activeElement?.closest("fieldset.rule")?.dataset.path === "triggers.0"');
     await desk.keyboard.type('The gateway');
     await tabTo('Add an action');
     await desk.keyboard.press('Enter');
-    assert.equal(await desk.evaluate('document.activeElement?.closest("fieldset.rule")?.dataset.path'), 'actions.0');
+    await desk.waitForFunction('document.activeElement?.closest("fieldset.rule")?.dataset.path === "actions.0"');
     await desk.keyboard.type('Send a');
     await desk.keyboard.press('Tab');
     await desk.keyboard.type('The gateway is back');
@@ -621,5 +622,71 @@ describe('the automation editor offers every choice, and what it saves does what
     assert.equal(saved.mode, 'restart');
     assert.deepEqual(saved.triggers, [{ type: 'started' }]);
     assert.deepEqual(saved.actions, [{ type: 'notify', message: 'The gateway is back' }]);
+  });
+
+  test('6. a saved automation opens with its choices shown as saved; reordered, its sun moved after sunset, a one-key button and a colour added, it saves again', async () => {
+    const dusk = await definition('Porch light at dusk');
+    await desk.goto(`/#/scenes/${dusk.id}`);
+    const when = row(desk, 'triggers.0');
+    assert.equal(await when.getByLabel('Sunrise or sunset', { exact: true }).inputValue(), 'sunset');
+    assert.equal(await when.getByLabel('Minutes').inputValue(), '30');
+    assert.equal(await when.getByLabel('Before or after').inputValue(), 'before');
+    assert.equal(await row(desk, 'conditions.0').getByLabel('If', { exact: true }).first().inputValue(), 'any');
+    assert.equal(await row(desk, 'conditions.0.conditions.0.conditions.0').getByLabel('Mode').inputValue(), '2');
+    const wait = row(desk, 'actions.1');
+    assert.equal(await wait.getByLabel('At most', { exact: true }).inputValue(), '5');
+    assert.equal(await wait.getByLabel('At most: unit').inputValue(), '60');
+    assert.equal(await wait.getByLabel('At the time-out').inputValue(), 'stop');
+
+    await when.getByLabel('Before or after').selectOption({ label: 'after' });
+    await when.getByLabel('Minutes').fill('10');
+    await desk.getByRole('button', { name: 'Add a trigger' }).click();
+    const button = row(desk, 'triggers.1');
+    await button.getByLabel('When').selectOption({ label: 'A button is pressed' });
+    await button.getByLabel('Button').selectOption({ label: 'Kitchen button' });
+    // One key: no "Which" to choose.
+    assert.equal(await button.getByLabel('Which').count(), 0);
+    await button.getByLabel('Press').selectOption({ label: 'Long press' });
+    // The light off goes before the wait, and a colour after it.
+    await row(desk, 'actions.2').getByRole('button', { name: 'Move up' }).click();
+    await desk.getByRole('button', { name: 'Add an action' }).click();
+    const colour = row(desk, 'actions.3');
+    await colour.getByLabel('Device').selectOption({ label: 'Hallway colour light' });
+    await colour.getByLabel('Set').selectOption({ label: 'Colour' });
+    await colour.getByLabel('Colour', { exact: true }).fill('#ff8000');
+    await desk.getByRole('button', { name: 'Add an action' }).click();
+    const startup = row(desk, 'actions.4');
+    await startup.getByLabel('Device').selectOption({ label: 'Hallway colour light' });
+    await startup.getByLabel('Set').selectOption({ label: 'Power-on behaviour' });
+    await startup.getByLabel('Power-on behaviour').selectOption({ label: 'Off' });
+    await desk.getByRole('button', { name: 'Save' }).click();
+    await desk.getByText('Porch light at dusk saved.').waitFor();
+
+    const saved = await definition('Porch light at dusk');
+    const hallway = ((await open('GET', 'devices')).data.device_list as any[]).find(
+      (d) => d.name === 'Hallway colour light',
+    ).serial_number;
+    const kitchen = ((await open('GET', 'devices')).data.device_list as any[]).find(
+      (d) => d.name === 'Kitchen button',
+    ).serial_number;
+    assert.equal(saved.version, dusk.version + 1);
+    assert.deepEqual(saved.triggers, [
+      { type: 'sun', event: 'sunset', offset_minutes: 10, weekdays: ['mon', 'tue', 'wed', 'thu', 'fri'] },
+      { type: 'press', device: kitchen, press: 'longPress' },
+    ]);
+    assert.deepEqual(saved.conditions, dusk.conditions);
+    assert.deepEqual(saved.actions, [
+      dusk.actions[0],
+      dusk.actions[2],
+      dusk.actions[1],
+      { type: 'device', device: hallway, state: { 'color-rgb': { red: 255, green: 128, blue: 0 } } },
+      { type: 'device', device: hallway, state: { startup: { startup: 'off' } } },
+    ]);
+    // The card on the list says it in words.
+    await desk.getByRole('link', { name: '‹ Scenes and automations' }).click();
+    await desk
+      .locator('article.scene', { hasText: 'Porch light at dusk' })
+      .getByText('At sunset, 10 min after on weekdays or Kitchen button: long press')
+      .waitFor();
   });
 });

@@ -4,7 +4,7 @@
  * Each row is the API's JSON object, edited field by field through rule-fields.tsx; switching its
  * type starts it afresh with valid defaults (the first device that offers what the type needs).
  */
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { ActionRow, newAction } from './rule-action.tsx';
 import { Comparison, DeviceField, liveDevice, SunFields, TimeField, WeekdaysField } from './rule-fields.tsx';
 import {
@@ -180,7 +180,8 @@ export function RowList(p: {
   // (its type), not left on the Add button below it.
   const box = useRef<HTMLDivElement>(null);
   const added = useRef(false);
-  useEffect(() => {
+  // Layout effect: the focus moves with the render, before the next key can land on the button.
+  useLayoutEffect(() => {
     if (!added.current) return;
     added.current = false;
     box.current?.querySelector<HTMLSelectElement>(`fieldset[data-path="${p.path}.${rows.length - 1}"] select`)?.focus();
