@@ -45,12 +45,22 @@ function unitOf(key: string): string {
   return key.endsWith('seconds') ? ' s' : key.endsWith('minutes') ? ' min' : '';
 }
 
+/** The editor's headings of a definition's lists. */
+const PARTS: Record<string, string> = { triggers: 'When', conditions: 'And if', actions: 'Then' };
+
 /** Rules as the checker words them, and as a person would. */
 const RULES: [RegExp, (m: RegExpExecArray, key: string) => string][] = [
   [/^needs at least one of after, before$/, () => 'tick After, Before or both'],
   [
     /^needs at least 1 item$/,
-    (_m, key) => (key === 'conditions' ? 'add a condition to it, or remove it' : 'choose one'),
+    (_m, key) =>
+      key === 'conditions'
+        ? 'add a condition to it, or remove it'
+        : key === 'actions'
+          ? 'add an action'
+          : key === 'weekdays'
+            ? 'tick a day'
+            : 'choose one',
   ],
   [/^needs at least (\d+) items$/, (m) => `choose at least ${m[1]}`],
   [/^must not be empty$/, () => 'cannot be empty'],
@@ -70,7 +80,8 @@ export function plainProblem(rowPath: string, message: string): string {
     rowPath === '' ? at : at === rowPath ? '' : at.startsWith(`${rowPath}.`) ? at.slice(rowPath.length + 1) : at;
   const keys = inner.split('.').filter((k) => k !== '' && !/^\d+$/.test(k));
   const key = keys[keys.length - 1] ?? '';
-  const label = LABELS[key];
+  // The parts of the definition itself are named by their headings.
+  const label = rowPath === '' && keys.length === 1 ? (PARTS[key] ?? LABELS[key]) : LABELS[key];
   let words = rule;
   for (const [re, say] of RULES) {
     const m = re.exec(rule);
