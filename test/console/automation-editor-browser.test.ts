@@ -3,11 +3,13 @@
  * playwright-core) against a real gateway process on the test clock (OPENCUBE_TEST_CLOCK: time
  * moves only when the test says, src/cli/test-clock.ts), in Berlin with its location set: a sunset
  * trigger with an offset on weekdays, nested condition groups, a wait for a sensor with a time-out
- * that stops the run, all run on the gateway at the sunset it computed; a button's second key
- * double-pressed setting off a queued automation on the phone; every other trigger, condition,
- * action and mode saved and read back from the API; the editor's problems in words beside their
- * fields, and an automation made with the keyboard alone. Each saved definition is compared with
- * what the person chose; the editor is photographed with a sun trigger, a group and a wait.
+ * that stops the run, all run on the gateway at the sunset it computed; a two-key switch's second
+ * key double-pressed setting off a queued automation on the phone (arm, a sound, a wait that goes
+ * on, disarm); every other trigger, condition, action and mode saved as chosen and run when a
+ * temperature is held; mistakes stopped at their field by the browser or said in plain words under
+ * their row; an automation made with the keyboard alone; a saved one reopened as saved and edited.
+ * Each saved definition is compared with what the person chose. Photographed: the editor with a
+ * sun trigger, a group and a wait; a button's press on a phone; every choice; the mistakes.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -624,7 +626,7 @@ describe('the automation editor offers every choice, and what it saves does what
     assert.deepEqual(saved.actions, [{ type: 'notify', message: 'The gateway is back' }]);
   });
 
-  test('6. a saved automation opens with its choices shown as saved; reordered, its sun moved after sunset, a one-key button and a colour added, it saves again', async () => {
+  test('6. a saved automation opens with its choices shown as saved; reordered, its sun moved after sunset, a one-key button, a curtain closing from open and a colour added, it saves again', async () => {
     const dusk = await definition('Porch light at dusk');
     await desk.goto(`/#/scenes/${dusk.id}`);
     const when = row(desk, 'triggers.0');
@@ -647,6 +649,19 @@ describe('the automation editor offers every choice, and what it saves does what
     // One key: no "Which" to choose.
     assert.equal(await button.getByLabel('Which').count(), 0);
     await button.getByLabel('Press').selectOption({ label: 'Long press' });
+    // A value of more than two values: what it was before may be chosen too.
+    await desk.getByRole('button', { name: 'Add a trigger' }).click();
+    const curtain = row(desk, 'triggers.2');
+    await curtain.getByLabel('Device').selectOption({ label: 'Office curtain' });
+    assert.deepEqual(await curtain.getByLabel('From').locator('option').allTextContents(), [
+      'any value',
+      'Open',
+      'Close',
+      'Stop',
+      'Lock',
+    ]);
+    await curtain.getByLabel('Becomes').selectOption({ label: 'Close' });
+    await curtain.getByLabel('From').selectOption({ label: 'Open' });
     // The light off goes before the wait, and a colour after it.
     await row(desk, 'actions.2').getByRole('button', { name: 'Move up' }).click();
     await desk.getByRole('button', { name: 'Add an action' }).click();
@@ -666,13 +681,22 @@ describe('the automation editor offers every choice, and what it saves does what
     const hallway = ((await open('GET', 'devices')).data.device_list as any[]).find(
       (d) => d.name === 'Hallway colour light',
     ).serial_number;
-    const kitchen = ((await open('GET', 'devices')).data.device_list as any[]).find(
-      (d) => d.name === 'Kitchen button',
-    ).serial_number;
+    const serialOf = async (name: string) =>
+      ((await open('GET', 'devices')).data.device_list as any[]).find((d) => d.name === name).serial_number;
+    const kitchen = await serialOf('Kitchen button');
+    const office = await serialOf('Office curtain');
     assert.equal(saved.version, dusk.version + 1);
     assert.deepEqual(saved.triggers, [
       { type: 'sun', event: 'sunset', offset_minutes: 10, weekdays: ['mon', 'tue', 'wed', 'thu', 'fri'] },
       { type: 'press', device: kitchen, press: 'longPress' },
+      {
+        type: 'state',
+        device: office,
+        capability: 'motor-control',
+        field: 'motorControl',
+        to: 'close',
+        from: 'open',
+      },
     ]);
     assert.deepEqual(saved.conditions, dusk.conditions);
     assert.deepEqual(saved.actions, [
@@ -686,7 +710,9 @@ describe('the automation editor offers every choice, and what it saves does what
     await desk.getByRole('link', { name: '‹ Scenes and automations' }).click();
     await desk
       .locator('article.scene', { hasText: 'Porch light at dusk' })
-      .getByText('At sunset, 10 min after on weekdays or Kitchen button: long press')
+      .getByText(
+        'At sunset, 10 min after on weekdays or Kitchen button: long press or Office curtain: Motor becomes Close from Open',
+      )
       .waitFor();
   });
 });

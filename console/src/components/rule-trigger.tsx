@@ -1,6 +1,7 @@
 /** A trigger row of the IF/THEN editor (WHEN): a device value, a press, online, a time, the sun, a mode, the alarm, the start. */
-import type { DeviceChoices } from '../automations.ts';
+import { type DeviceChoices, type ValueChoice, valueWords } from '../automations.ts';
 import { humanize } from '../format.ts';
+import type { Device } from '../types.ts';
 import {
   DeviceField,
   DurationField,
@@ -15,6 +16,7 @@ import {
 import {
   ChoiceField,
   NoLocation,
+  optional,
   Problems,
   type Row,
   RowButtons,
@@ -115,6 +117,9 @@ export function TriggerRow(p: RowProps) {
       {row.type === 'state' && choice && choice.type !== 'number' && (
         <ValueInput choice={choice} device={device} label="Becomes" value={row.to} onChange={(v) => set({ to: v })} />
       )}
+      {row.type === 'state' && choice && choice.type !== 'number' && (choice.values?.length ?? 0) > 2 && (
+        <FromField choice={choice} device={device} row={row} onChange={p.onChange} />
+      )}
       {row.type === 'press' && <PressFields ctx={ctx} row={row} onChange={p.onChange} />}
       {row.type === 'online' && (
         <>
@@ -214,5 +219,32 @@ function PressFields(p: { ctx: RowContext; row: Row; onChange: (row: Row) => voi
         </Field>
       )}
     </>
+  );
+}
+
+/**
+ * What the value was before (`from`), for a value of more than two values (a curtain's *open*,
+ * *close*, *stop*): *any value* leaves it out. Of two values, the other one is the only "from".
+ */
+function FromField(p: { choice: ValueChoice; device?: Device; row: Row; onChange: (row: Row) => void }) {
+  const values = p.choice.values ?? [];
+  const index = values.indexOf(p.row.from);
+  return (
+    <Field label="From">
+      <select
+        value={index === -1 ? '' : String(index)}
+        onChange={(e) => {
+          const i = (e.target as HTMLSelectElement).value;
+          p.onChange(optional(p.row, 'from', i === '' ? undefined : values[Number(i)]));
+        }}
+      >
+        <option value="">any value</option>
+        {values.map((v, i) => (
+          <option key={String(v)} value={String(i)}>
+            {valueWords(p.device, p.choice, v)}
+          </option>
+        ))}
+      </select>
+    </Field>
   );
 }
