@@ -17,6 +17,7 @@ import type { Page } from 'playwright-core';
 import { linkToken } from '../../scripts/reliability/gateway-process.ts';
 import { call, rest, waitForValue } from '../helpers/foundation.ts';
 import { endpoint, sendEvent } from '../helpers/thirdparty.ts';
+import { type FakeEngine, startTtsEngine } from '../helpers/tts-engine.ts';
 import { shoot } from './browser.ts';
 import { type Consoles, type GatewayProcess, startConsoles } from './rig.ts';
 
@@ -37,6 +38,8 @@ describe('the automation editor offers every choice, and what it saves does what
   let motion: string;
   let keys: string;
   let climate: string;
+  let voice: FakeEngine;
+  let voiceId: string;
 
   const open = async (method: string, path: string, body?: unknown) =>
     (await call(g.url, method, rest('v2', path), { token, ...(body === undefined ? {} : { body }) })).json;
@@ -93,10 +96,14 @@ describe('the automation editor offers every choice, and what it saves does what
     });
     assert.equal(added.json.header.name, 'Response', added.text);
     [motion, climate, keys] = added.json.payload.endpoints.map((e: { serial_number: string }) => e.serial_number);
+    // A second voice, from a TTS add-on (a small service on 127.0.0.1): the editor then offers a choice.
+    voice = await startTtsEngine();
+    voiceId = await voice.register(g, token, 'Porch voice');
   });
 
   after(async () => {
     await consoles?.close();
+    await voice?.close();
   });
 
   test('1. a sunset trigger 30 min early on weekdays, a nested group, a wait that stops the run at its time-out: saved as chosen, and run at that sunset', async () => {
@@ -417,6 +424,12 @@ describe('the automation editor offers every choice, and what it saves does what
     await leave.getByLabel('Which').selectOption({ label: 'Leaving by the desk' });
     const say = await addAction(3, 'Say something');
     await say.getByLabel('Text').fill('The study is too warm');
+    assert.deepEqual(await say.getByLabel('Voice').locator('option').allTextContents(), [
+      'The default',
+      'Porch voice',
+      'eSpeak NG (built-in)',
+    ]);
+    await say.getByLabel('Voice').selectOption({ label: 'Porch voice' });
     const pause = await addAction(4, 'Wait a while');
     await pause.getByLabel('For', { exact: true }).fill('1.5');
     await pause.getByLabel('For: unit').selectOption({ label: 'h' });
@@ -459,7 +472,7 @@ describe('the automation editor offers every choice, and what it saves does what
       { type: 'scene', scene: cool.data.definition.id },
       { type: 'automation', automation: porchDusk.id, enabled: false },
       { type: 'automation', automation: leaving.id, enabled: true },
-      { type: 'speak', text: 'The study is too warm' },
+      { type: 'speak', text: 'The study is too warm', engine: voiceId },
       { type: 'delay', seconds: 5400 },
       { type: 'notify', message: 'Still warm after an hour and a half' },
     ]);
@@ -518,6 +531,11 @@ describe('the automation editor offers every choice, and what it saves does what
         [4, 'done'],
         [5, 'done'],
       ],
+    );
+    // Said in the voice chosen.
+    assert.ok(
+      voice.directives.some((d) => JSON.stringify(d).includes('The study is too warm')),
+      JSON.stringify(voice.directives),
     );
     const light20 = ((await open('GET', 'devices')).data.device_list as any[]).find((d) => d.serial_number === light);
     assert.equal(light20.state.brightness.brightness, 20);
