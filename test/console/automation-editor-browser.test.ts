@@ -614,7 +614,7 @@ describe('the automation editor offers every choice, and what it saves does what
     );
   });
 
-  test('5. an automation made with the keyboard alone: each row added takes the focus, choices are typed, Enter saves', async () => {
+  test('5. an automation made with the keyboard alone: a row added, moved or removed keeps the focus with it, choices are typed, Enter saves', async () => {
     await desk.goto('/#/scenes/new-automation');
     const focused = () => desk.evaluate('document.activeElement?.textContent?.trim() ?? ""') as Promise<string>;
     /** Tab until the focus is on the button named `name`, as a person does. */
@@ -636,6 +636,26 @@ describe('the automation editor offers every choice, and what it saves does what
     await desk.keyboard.type('Send a');
     await desk.keyboard.press('Tab');
     await desk.keyboard.type('The gateway is back');
+    // A second action, moved above the first and back, then removed: the focus stays with it.
+    const at = () =>
+      desk.evaluate(
+        '[document.activeElement?.closest("fieldset.rule")?.dataset.path, document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.textContent]',
+      ) as Promise<[string | undefined, string]>;
+    await tabTo('Add an action');
+    await desk.keyboard.press('Enter');
+    await desk.waitForFunction('document.activeElement?.closest("fieldset.rule")?.dataset.path === "actions.1"');
+    await desk.keyboard.type('Wait a');
+    await tabTo('↑');
+    await desk.keyboard.press('Enter');
+    assert.deepEqual(await at(), ['actions.0', 'Move down']);
+    assert.equal(await row(desk, 'actions.0').getByLabel('Then').inputValue(), 'delay');
+    await desk.keyboard.press('Enter');
+    assert.deepEqual(await at(), ['actions.1', 'Move up']);
+    assert.equal(await row(desk, 'actions.1').getByLabel('Then').inputValue(), 'delay');
+    await tabTo('Remove');
+    await desk.keyboard.press('Enter');
+    assert.deepEqual(await at(), [undefined, 'Add an action']);
+    await tabTo('Save');
     await desk.keyboard.press('Enter');
     await desk.getByText('Say when the gateway is back saved.').waitFor();
     const saved = await definition('Say when the gateway is back');

@@ -168,26 +168,37 @@ export function RowList(p: {
   depth?: number;
 }) {
   const { rows } = p;
-  const replace = (i: number, row: Row | undefined) =>
+  // The keyboard's focus follows what the person did, once the list has rendered it (a layout
+  // effect: before the next key can land on a button that now means another row): to a row added
+  // (its first field, not the Add button below it), to the row after one removed (or the Add
+  // button), to the same Move button of a row moved (rows are keyed by place: left where it was,
+  // the focus would be on another row's button).
+  const box = useRef<HTMLDivElement>(null);
+  const focusNext = useRef<string | undefined>(undefined);
+  useLayoutEffect(() => {
+    const selector = focusNext.current;
+    if (selector === undefined) return;
+    focusNext.current = undefined;
+    const list = box.current;
+    (list?.querySelector<HTMLElement>(selector) ?? list?.querySelector<HTMLElement>(':scope > button.add'))?.focus();
+  });
+  const rowAt = (i: number) => `:scope > fieldset[data-path="${p.path}.${i}"]`;
+  const replace = (i: number, row: Row | undefined) => {
+    if (row === undefined) focusNext.current = `${rowAt(i)} select`;
     p.onChange(row === undefined ? rows.filter((_, j) => j !== i) : rows.map((r, j) => (j === i ? row : r)));
+  };
   const move = (i: number, by: number) => {
     const next = [...rows];
     const [r] = next.splice(i, 1);
     next.splice(i + by, 0, r as Row);
+    const to = i + by;
+    const button = by < 0 ? 'Move up' : 'Move down';
+    const stays = by < 0 ? to > 0 : to < rows.length - 1;
+    focusNext.current = `${rowAt(to)} button[aria-label="${stays ? button : by < 0 ? 'Move down' : 'Move up'}"]`;
     p.onChange(next);
   };
-  // A row added from the keyboard is edited from the keyboard: the focus goes to its first field
-  // (its type), not left on the Add button below it.
-  const box = useRef<HTMLDivElement>(null);
-  const added = useRef(false);
-  // Layout effect: the focus moves with the render, before the next key can land on the button.
-  useLayoutEffect(() => {
-    if (!added.current) return;
-    added.current = false;
-    box.current?.querySelector<HTMLSelectElement>(`fieldset[data-path="${p.path}.${rows.length - 1}"] select`)?.focus();
-  }, [rows.length]);
   const add = () => {
-    added.current = true;
+    focusNext.current = `${rowAt(rows.length)} select`;
     p.onChange([
       ...rows,
       p.kind === 'trigger'
