@@ -752,5 +752,10 @@ describe('the automation editor offers every choice, and what it saves does what
         'At sunset, 10 min after on weekdays or Kitchen button: long press or Office curtain: Motor becomes Close from Open',
       )
       .waitFor();
+    // On a phone, the groups nested three deep still fit its 390 px.
+    await phone.goto(`/#/scenes/${dusk.id}`);
+    await row(phone, 'conditions.0.conditions.0.conditions.0').getByLabel('Mode').waitFor();
+    assert.equal(await phone.evaluate('document.documentElement.scrollWidth'), 390);
+    await shoot(phone, 'automation-editor-sun-group-wait');
   });
 });
