@@ -407,6 +407,10 @@ describe('the automation editor offers every choice, and what it saves does what
     await evening.getByLabel('After').fill('06:00');
     await evening.getByLabel('Before').fill('23:30');
     for (const d of ['Mon', 'Sat']) await evening.getByLabel(d, { exact: true }).check();
+    const mild = await addCondition(3, 'A device value');
+    await mild.getByLabel('Device').selectOption({ label: 'Study climate' });
+    await mild.getByLabel('Is', { exact: true }).selectOption({ label: 'below' });
+    await mild.getByLabel('Value').last().fill('30');
 
     const addAction = async (i: number, label: string) => {
       await desk.getByRole('button', { name: 'Add an action' }).click();
@@ -467,6 +471,7 @@ describe('the automation editor offers every choice, and what it saves does what
           { type: 'time', after: '06:00', before: '23:30', weekdays: ['mon', 'sat'] },
         ],
       },
+      { type: 'state', device: climate, capability: 'temperature', field: 'temperature', below: 30 },
     ]);
     assert.deepEqual(saved.actions, [
       { type: 'scene', scene: cool.data.definition.id },
@@ -664,9 +669,21 @@ describe('the automation editor offers every choice, and what it saves does what
     assert.deepEqual(saved.actions, [{ type: 'notify', message: 'The gateway is back' }]);
   });
 
-  test('6. a saved automation opens with its choices shown as saved; reordered, its sun moved after sunset, a one-key button, a curtain closing from open and a colour added, it saves again', async () => {
+  test('6. a saved automation opens with its choices shown as saved (a command of two capabilities kept in words); reordered, its sun moved after sunset, a one-key button, a curtain closing from open and a colour added, it saves again', async () => {
+    // A command of two capabilities at once, saved through the API: shown in words and kept as it is.
+    const before = await definition('Porch light at dusk');
+    const both = {
+      type: 'device',
+      device: light,
+      state: { power: { powerState: 'on' }, brightness: { brightness: 40 } },
+    };
+    const put = await open('PUT', `${OPEN}/${before.id}`, { ...before, actions: [...before.actions, both] });
+    assert.equal(put.error, 0, JSON.stringify(put));
     const dusk = await definition('Porch light at dusk');
     await desk.goto(`/#/scenes/${dusk.id}`);
+    const kept = row(desk, 'actions.3');
+    await kept.getByText(`${LIGHT}: Power on, Brightness 40 %`).waitFor();
+    await kept.getByRole('button', { name: 'Change' }).waitFor();
     const when = row(desk, 'triggers.0');
     assert.equal(await when.getByLabel('Sunrise or sunset', { exact: true }).inputValue(), 'sunset');
     assert.equal(await when.getByLabel('Minutes').inputValue(), '30');
@@ -703,15 +720,22 @@ describe('the automation editor offers every choice, and what it saves does what
     // The light off goes before the wait, and a colour after it.
     await row(desk, 'actions.2').getByRole('button', { name: 'Move up' }).click();
     await desk.getByRole('button', { name: 'Add an action' }).click();
-    const colour = row(desk, 'actions.3');
+    const colour = row(desk, 'actions.4');
     await colour.getByLabel('Device').selectOption({ label: 'Hallway colour light' });
     await colour.getByLabel('Set').selectOption({ label: 'Colour' });
     await colour.getByLabel('Colour', { exact: true }).fill('#ff8000');
     await desk.getByRole('button', { name: 'Add an action' }).click();
-    const startup = row(desk, 'actions.4');
+    const startup = row(desk, 'actions.5');
     await startup.getByLabel('Device').selectOption({ label: 'Hallway colour light' });
     await startup.getByLabel('Set').selectOption({ label: 'Power-on behaviour' });
     await startup.getByLabel('Power-on behaviour').selectOption({ label: 'Off' });
+    await desk.getByRole('button', { name: 'Add a condition', exact: true }).click();
+    const exactly = row(desk, 'conditions.1');
+    await exactly.getByLabel('If', { exact: true }).selectOption({ label: 'A device value' });
+    await exactly.getByLabel('Device').selectOption({ label: 'Living room temperature/humidity' });
+    await exactly.getByLabel('Value', { exact: true }).first().selectOption({ label: 'Temperature' });
+    await exactly.getByLabel('Is', { exact: true }).selectOption({ label: 'equal to' });
+    await exactly.getByLabel('Value').last().fill('21');
     await desk.getByRole('button', { name: 'Save' }).click();
     await desk.getByText('Porch light at dusk saved.').waitFor();
 
@@ -723,6 +747,7 @@ describe('the automation editor offers every choice, and what it saves does what
       ((await open('GET', 'devices')).data.device_list as any[]).find((d) => d.name === name).serial_number;
     const kitchen = await serialOf('Kitchen button');
     const office = await serialOf('Office curtain');
+    const living = await serialOf('Living room temperature/humidity');
     assert.equal(saved.version, dusk.version + 1);
     assert.deepEqual(saved.triggers, [
       { type: 'sun', event: 'sunset', offset_minutes: 10, weekdays: ['mon', 'tue', 'wed', 'thu', 'fri'] },
@@ -736,11 +761,15 @@ describe('the automation editor offers every choice, and what it saves does what
         from: 'open',
       },
     ]);
-    assert.deepEqual(saved.conditions, dusk.conditions);
+    assert.deepEqual(saved.conditions, [
+      ...dusk.conditions,
+      { type: 'state', device: living, capability: 'temperature', field: 'temperature', equals: 21 },
+    ]);
     assert.deepEqual(saved.actions, [
       dusk.actions[0],
       dusk.actions[2],
       dusk.actions[1],
+      both,
       { type: 'device', device: hallway, state: { 'color-rgb': { red: 255, green: 128, blue: 0 } } },
       { type: 'device', device: hallway, state: { startup: { startup: 'off' } } },
     ]);
