@@ -48,6 +48,17 @@ describe('the automation editor offers every choice, and what it saves does what
       ?.powerState;
   const definition = async (name: string) =>
     ((await open('GET', OPEN)).data.definitions as any[]).find((d) => d.name === name);
+  /**
+   * Waits for the focus to be in the row at `path` (polled from here: the console's CSP forbids the
+   * page-side eval of waitForFunction).
+   */
+  const focusIn = (page: Page, path: string) =>
+    waitForValue(
+      async () =>
+        (await page.evaluate('document.activeElement?.closest("fieldset.rule")?.dataset.path ?? ""')) === path,
+      15_000,
+      `the focus in ${path}`,
+    );
   /** A row of the editor by its path (`triggers.0`, `conditions.0.conditions.1`). */
   const row = (page: Page, path: string) => page.locator(`fieldset.rule[data-path="${path}"]`);
   const report = (serial: string, third: string, state: unknown) =>
@@ -429,7 +440,7 @@ describe('the automation editor offers every choice, and what it saves does what
     const say = await addAction(3, 'Say something');
     await say.getByLabel('Text').fill('The study is too warm');
     assert.deepEqual(await say.getByLabel('Voice').locator('option').allTextContents(), [
-      'The default',
+      'The default voice',
       'Porch voice',
       'eSpeak NG (built-in)',
     ]);
@@ -595,6 +606,8 @@ describe('the automation editor offers every choice, and what it saves does what
     await desk.getByRole('button', { name: 'Save' }).click();
     await desk.getByText('Not saved: see the problems shown.').waitFor();
     await sun.locator('.problems').getByText('Tick After, Before or both').waitFor();
+    // The first row with a problem has the focus, in view.
+    await focusIn(desk, 'conditions.0');
     await group.locator('.problems').getByText('This group: add a condition to it, or remove it').waitFor();
     await wait.locator('.problems').getByText('At most: 0 s is less than 1 s, the least it takes').waitFor();
     // The gateway's own words stay at hand, for a bug report.
@@ -633,11 +646,11 @@ describe('the automation editor offers every choice, and what it saves does what
     await desk.keyboard.type('start over');
     await tabTo('Add a trigger');
     await desk.keyboard.press('Enter');
-    await desk.waitForFunction('document.activeElement?.closest("fieldset.rule")?.dataset.path === "triggers.0"');
+    await focusIn(desk, 'triggers.0');
     await desk.keyboard.type('The gateway');
     await tabTo('Add an action');
     await desk.keyboard.press('Enter');
-    await desk.waitForFunction('document.activeElement?.closest("fieldset.rule")?.dataset.path === "actions.0"');
+    await focusIn(desk, 'actions.0');
     await desk.keyboard.type('Send a');
     await desk.keyboard.press('Tab');
     await desk.keyboard.type('The gateway is back');
@@ -648,7 +661,7 @@ describe('the automation editor offers every choice, and what it saves does what
       ) as Promise<[string | undefined, string]>;
     await tabTo('Add an action');
     await desk.keyboard.press('Enter');
-    await desk.waitForFunction('document.activeElement?.closest("fieldset.rule")?.dataset.path === "actions.1"');
+    await focusIn(desk, 'actions.1');
     await desk.keyboard.type('Wait a');
     await tabTo('↑');
     await desk.keyboard.press('Enter');

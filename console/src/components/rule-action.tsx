@@ -332,7 +332,7 @@ export function ActionRow(p: RowProps) {
                   p.onChange(optional(row, 'engine', (e.target as HTMLSelectElement).value || undefined))
                 }
               >
-                <option value="">The default</option>
+                <option value="">The default voice</option>
                 {ctx.choices.tts_engines.map((e) => (
                   <option key={e.id} value={e.id}>
                     {e.name}

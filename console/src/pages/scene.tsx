@@ -189,6 +189,15 @@ export function ScenePage({ id }: { id: string }) {
   useEffect(() => {
     if (def && !dirty) setDraft(draftOf(def));
   }, [def?.id, def?.version, dirty]);
+  // A refused save shows where: the first problem is brought into view (on a phone it may be a
+  // screen away from the Save button) and its row's first field takes the focus.
+  useEffect(() => {
+    if (errors.length === 0) return;
+    const first = document.querySelector<HTMLElement>('.editor .problems');
+    if (!first) return;
+    first.scrollIntoView({ block: 'center' });
+    first.closest('fieldset.rule')?.querySelector<HTMLElement>('select, input')?.focus({ preventScroll: true });
+  }, [errors]);
   const names: Names = useMemo(() => ({ devices: devices.value, choices }), [devices.value, choices]);
 
   const save = async () => {
