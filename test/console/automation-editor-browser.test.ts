@@ -13,7 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { linkToken } from '../../scripts/reliability/gateway-process.ts';
 import { call, rest, waitForValue } from '../helpers/foundation.ts';
 import { endpoint, sendEvent } from '../helpers/thirdparty.ts';
@@ -70,6 +70,31 @@ describe('the automation editor offers every choice, and what it saves does what
       { endpoint: { serial_number: serial, third_serial_number: third } },
     );
 
+  /** Adds a row to a part of the editor (When, And if, Then) and chooses its type (`label`: the type in words). */
+  const addRow = (button: string, part: string, typeLabel: string) => async (page: Page, i: number, label: string) => {
+    await page.getByRole('button', { name: button, exact: true }).click();
+    const r = row(page, `${part}.${i}`);
+    await r.getByLabel(typeLabel, { exact: true }).selectOption({ label });
+    return r;
+  };
+  const addTrigger = addRow('Add a trigger', 'triggers', 'When');
+  const addCondition = addRow('Add a condition', 'conditions', 'If');
+  const addAction = addRow('Add an action', 'actions', 'Then');
+  /** The light's power set by an action row. */
+  const lightPower = async (r: Locator, power: 'On' | 'Off') => {
+    await r.getByLabel('Device').selectOption({ label: LIGHT });
+    await r.getByLabel('Set').selectOption({ label: 'Power' });
+    await r.getByLabel('Power').selectOption({ label: power });
+  };
+  /** A wait for the porch sensor to see motion, at most `amount` `unit`, then `atTimeout`. */
+  const waitForPorch = async (r: Locator, amount: string, unit: string, atTimeout: string) => {
+    await r.getByLabel('Device').selectOption({ label: 'Porch motion' });
+    await r.getByLabel('Is').selectOption({ label: 'Detected' });
+    await r.getByLabel('At most', { exact: true }).fill(amount);
+    await r.getByLabel('At most: unit').selectOption({ label: unit });
+    await r.getByLabel('At the time-out').selectOption({ label: atTimeout });
+  };
+
   before(async () => {
     consoles = await startConsoles(PASSWORD, {
       clockAt: START,
@@ -122,18 +147,14 @@ describe('the automation editor offers every choice, and what it saves does what
     await desk.goto('/#/scenes/new-automation');
     await desk.getByLabel('Name').fill('Porch light at dusk');
 
-    await desk.getByRole('button', { name: 'Add a trigger' }).click();
-    const when = row(desk, 'triggers.0');
-    await when.getByLabel('When').selectOption({ label: 'Sunrise or sunset' });
+    const when = await addTrigger(desk, 0, 'Sunrise or sunset');
     await when.getByLabel('Sunrise or sunset', { exact: true }).selectOption({ label: 'Sunset' });
     await when.getByLabel('Minutes', { exact: true }).fill('30');
     await when.getByLabel('Before or after').selectOption({ label: 'before' });
     for (const day of ['Mon', 'Tue', 'Wed', 'Thu', 'Fri']) await when.getByLabel(day, { exact: true }).check();
 
     // Any of: not (away armed), or the weekend.
-    await desk.getByRole('button', { name: 'Add a condition' }).click();
-    const any = row(desk, 'conditions.0');
-    await any.getByLabel('If', { exact: true }).selectOption({ label: 'Any of these' });
+    const any = await addCondition(desk, 0, 'Any of these');
     const inner = row(desk, 'conditions.0.conditions.0');
     await inner.getByLabel('If', { exact: true }).selectOption({ label: 'Not all of these' });
     const armed = row(desk, 'conditions.0.conditions.0.conditions.0');
@@ -144,24 +165,9 @@ describe('the automation editor offers every choice, and what it saves does what
     const weekend = row(desk, 'conditions.0.conditions.1');
     await weekend.getByLabel('If', { exact: true }).selectOption({ label: 'Days of the week' });
 
-    await desk.getByRole('button', { name: 'Add an action' }).click();
-    const on = row(desk, 'actions.0');
-    await on.getByLabel('Device').selectOption({ label: LIGHT });
-    await on.getByLabel('Set').selectOption({ label: 'Power' });
-    await on.getByLabel('Power').selectOption({ label: 'On' });
-    await desk.getByRole('button', { name: 'Add an action' }).click();
-    const wait = row(desk, 'actions.1');
-    await wait.getByLabel('Then').selectOption({ label: 'Wait until a device value' });
-    await wait.getByLabel('Device').selectOption({ label: 'Porch motion' });
-    await wait.getByLabel('Is').selectOption({ label: 'Detected' });
-    await wait.getByLabel('At most', { exact: true }).fill('5');
-    await wait.getByLabel('At most: unit').selectOption({ label: 'min' });
-    await wait.getByLabel('At the time-out').selectOption({ label: 'stop the run' });
-    await desk.getByRole('button', { name: 'Add an action' }).click();
-    const off = row(desk, 'actions.2');
-    await off.getByLabel('Device').selectOption({ label: LIGHT });
-    await off.getByLabel('Set').selectOption({ label: 'Power' });
-    await off.getByLabel('Power').selectOption({ label: 'Off' });
+    await lightPower(await addAction(desk, 0, 'Control a device'), 'On');
+    await waitForPorch(await addAction(desk, 1, 'Wait until a device value'), '5', 'min', 'stop the run');
+    await lightPower(await addAction(desk, 2, 'Control a device'), 'Off');
     await shoot(desk, 'automation-editor-sun-group-wait');
     await desk.getByRole('button', { name: 'Save' }).click();
     await desk.getByText('Porch light at dusk saved.').waitFor();
@@ -240,9 +246,7 @@ describe('the automation editor offers every choice, and what it saves does what
       .selectOption({ label: 'run after the one going on (queued)' });
     await phone.getByLabel('At most (runs)').fill('3');
 
-    await phone.getByRole('button', { name: 'Add a trigger' }).click();
-    const when = row(phone, 'triggers.0');
-    await when.getByLabel('When').selectOption({ label: 'A button is pressed' });
+    const when = await addTrigger(phone, 0, 'A button is pressed');
     await when.getByLabel('Button').selectOption({ label: 'Desk keys' });
     assert.deepEqual(await when.getByLabel('Which').locator('option').allTextContents(), ['Button 1', 'Button 2']);
     await when.getByLabel('Which').selectOption({ label: 'Button 2' });
@@ -253,27 +257,14 @@ describe('the automation editor offers every choice, and what it saves does what
     ]);
     await when.getByLabel('Press').selectOption({ label: 'Double press' });
 
-    await phone.getByRole('button', { name: 'Add an action' }).click();
-    const arm = row(phone, 'actions.0');
-    await arm.getByLabel('Then').selectOption({ label: 'Arm or disarm' });
+    const arm = await addAction(phone, 0, 'Arm or disarm');
     await arm.getByLabel('Do').selectOption({ label: 'Arm' });
     await arm.getByLabel('Mode').selectOption({ label: 'Away mode' });
-    await phone.getByRole('button', { name: 'Add an action' }).click();
-    const sound = row(phone, 'actions.1');
-    await sound.getByLabel('Then').selectOption({ label: 'Play a sound' });
+    const sound = await addAction(phone, 1, 'Play a sound');
     await sound.getByLabel('Sound').selectOption({ label: 'Doorbell2' });
     await sound.getByLabel('Volume (%)').fill('40');
-    await phone.getByRole('button', { name: 'Add an action' }).click();
-    const wait = row(phone, 'actions.2');
-    await wait.getByLabel('Then').selectOption({ label: 'Wait until a device value' });
-    await wait.getByLabel('Device').selectOption({ label: 'Porch motion' });
-    await wait.getByLabel('Is').selectOption({ label: 'Detected' });
-    await wait.getByLabel('At most', { exact: true }).fill('30');
-    await wait.getByLabel('At most: unit').selectOption({ label: 's' });
-    await wait.getByLabel('At the time-out').selectOption({ label: 'go on' });
-    await phone.getByRole('button', { name: 'Add an action' }).click();
-    const disarm = row(phone, 'actions.3');
-    await disarm.getByLabel('Then').selectOption({ label: 'Arm or disarm' });
+    await waitForPorch(await addAction(phone, 2, 'Wait until a device value'), '30', 's', 'go on');
+    const disarm = await addAction(phone, 3, 'Arm or disarm');
     await disarm.getByLabel('Do').selectOption({ label: 'Disarm' });
     assert.equal(await disarm.getByLabel('Mode').inputValue(), '');
     // At 390 px nothing runs off the side: no row, field or choice is wider than the phone.
@@ -346,51 +337,39 @@ describe('the automation editor offers every choice, and what it saves does what
     await desk.getByLabel('When it is set off while running').selectOption({ label: 'run beside it (parallel)' });
     await desk.getByLabel('At most (runs)').fill('4');
 
-    const addTrigger = async (i: number, label: string) => {
-      await desk.getByRole('button', { name: 'Add a trigger' }).click();
-      const r = row(desk, `triggers.${i}`);
-      await r.getByLabel('When').selectOption({ label });
-      return r;
-    };
-    const warm = await addTrigger(0, 'A device value changes');
+    const warm = await addTrigger(desk, 0, 'A device value changes');
     await warm.getByLabel('Device').selectOption({ label: 'Study climate' });
     await warm.getByLabel('Crosses').selectOption({ label: 'rising above' });
     await warm.getByLabel('Value').last().fill('25');
     await warm.getByLabel('Held for', { exact: true }).fill('2');
     await warm.getByLabel('Held for: unit').selectOption({ label: 'min' });
-    const cold = await addTrigger(1, 'A device value changes');
+    const cold = await addTrigger(desk, 1, 'A device value changes');
     await cold.getByLabel('Device').selectOption({ label: 'Study climate' });
     await cold.getByLabel('Crosses').selectOption({ label: 'falling below' });
     await cold.getByLabel('Value').last().fill('16.5');
-    const gone = await addTrigger(2, 'A device goes offline or comes back');
+    const gone = await addTrigger(desk, 2, 'A device goes offline or comes back');
     await gone.getByLabel('Device').selectOption({ label: 'Porch motion' });
     await gone.getByLabel('Change').selectOption({ label: 'goes offline' });
     await gone.getByLabel('Held for', { exact: true }).fill('90');
     await gone.getByLabel('Held for: unit').selectOption({ label: 's' });
-    const back = await addTrigger(3, 'A device goes offline or comes back');
+    const back = await addTrigger(desk, 3, 'A device goes offline or comes back');
     await back.getByLabel('Device').selectOption({ label: 'Porch motion' });
     await back.getByLabel('Change').selectOption({ label: 'comes back online' });
-    const sunrise = await addTrigger(4, 'Sunrise or sunset');
+    const sunrise = await addTrigger(desk, 4, 'Sunrise or sunset');
     await sunrise.getByLabel('Sunrise or sunset', { exact: true }).selectOption({ label: 'Sunrise' });
     await sunrise.getByLabel('Minutes').fill('15');
     await sunrise.getByLabel('Before or after').selectOption({ label: 'after' });
-    const mode = await addTrigger(5, 'A security mode is armed or disarmed');
+    const mode = await addTrigger(desk, 5, 'A security mode is armed or disarmed');
     await mode.getByLabel('Mode').selectOption({ label: 'Home mode' });
     await mode.getByLabel('Is').selectOption({ label: 'disarmed' });
-    const anyMode = await addTrigger(6, 'A security mode is armed or disarmed');
+    const anyMode = await addTrigger(desk, 6, 'A security mode is armed or disarmed');
     await anyMode.getByLabel('Mode').selectOption({ label: 'Any mode' });
-    const alarm = await addTrigger(7, 'The alarm sounds or ends');
+    const alarm = await addTrigger(desk, 7, 'The alarm sounds or ends');
     await alarm.getByLabel('The alarm').selectOption({ label: 'ends' });
-    await addTrigger(8, 'The alarm sounds or ends');
-    await addTrigger(9, 'The gateway starts');
+    await addTrigger(desk, 8, 'The alarm sounds or ends');
+    await addTrigger(desk, 9, 'The gateway starts');
 
-    const addCondition = async (i: number, label: string) => {
-      await desk.getByRole('button', { name: 'Add a condition', exact: true }).click();
-      const r = row(desk, `conditions.${i}`);
-      await r.getByLabel('If', { exact: true }).selectOption({ label });
-      return r;
-    };
-    const day = await addCondition(0, 'Before or after sunrise or sunset');
+    const day = await addCondition(desk, 0, 'Before or after sunrise or sunset');
     const after = day.getByRole('group', { name: 'After' });
     await after.getByLabel('Sunrise or sunset').selectOption({ label: 'Sunrise' });
     await after.getByLabel('Minutes').fill('15');
@@ -398,11 +377,11 @@ describe('the automation editor offers every choice, and what it saves does what
     const before = day.getByRole('group', { name: 'Before' });
     await before.getByLabel('Before', { exact: true }).check();
     await before.getByLabel('Sunrise or sunset').selectOption({ label: 'Sunset' });
-    const hot = await addCondition(1, 'A device value');
+    const hot = await addCondition(desk, 1, 'A device value');
     await hot.getByLabel('Device').selectOption({ label: 'Study climate' });
     await hot.getByLabel('Is', { exact: true }).selectOption({ label: 'above' });
     await hot.getByLabel('Value').last().fill('20');
-    const all = await addCondition(2, 'All of these');
+    const all = await addCondition(desk, 2, 'All of these');
     const online = row(desk, 'conditions.2.conditions.0');
     await online.getByLabel('If', { exact: true }).selectOption({ label: 'A device is online or offline' });
     await online.getByLabel('Device').selectOption({ label: 'Study climate' });
@@ -418,26 +397,20 @@ describe('the automation editor offers every choice, and what it saves does what
     await evening.getByLabel('After').fill('06:00');
     await evening.getByLabel('Before').fill('23:30');
     for (const d of ['Mon', 'Sat']) await evening.getByLabel(d, { exact: true }).check();
-    const mild = await addCondition(3, 'A device value');
+    const mild = await addCondition(desk, 3, 'A device value');
     await mild.getByLabel('Device').selectOption({ label: 'Study climate' });
     await mild.getByLabel('Is', { exact: true }).selectOption({ label: 'below' });
     await mild.getByLabel('Value').last().fill('30');
 
-    const addAction = async (i: number, label: string) => {
-      await desk.getByRole('button', { name: 'Add an action' }).click();
-      const r = row(desk, `actions.${i}`);
-      await r.getByLabel('Then').selectOption({ label });
-      return r;
-    };
-    const scene = await addAction(0, 'Run a scene');
+    const scene = await addAction(desk, 0, 'Run a scene');
     await scene.getByLabel('Scene').selectOption({ label: 'Cool down' });
-    const dusk = await addAction(1, 'Enable or disable an automation');
+    const dusk = await addAction(desk, 1, 'Enable or disable an automation');
     await dusk.getByLabel('Do').selectOption({ label: 'Disable' });
     await dusk.getByLabel('Which').selectOption({ label: 'Porch light at dusk' });
-    const leave = await addAction(2, 'Enable or disable an automation');
+    const leave = await addAction(desk, 2, 'Enable or disable an automation');
     await leave.getByLabel('Do').selectOption({ label: 'Enable' });
     await leave.getByLabel('Which').selectOption({ label: 'Leaving by the desk' });
-    const say = await addAction(3, 'Say something');
+    const say = await addAction(desk, 3, 'Say something');
     await say.getByLabel('Text').fill('The study is too warm');
     assert.deepEqual(await say.getByLabel('Voice').locator('option').allTextContents(), [
       'The default voice',
@@ -445,10 +418,10 @@ describe('the automation editor offers every choice, and what it saves does what
       'eSpeak NG (built-in)',
     ]);
     await say.getByLabel('Voice').selectOption({ label: 'Porch voice' });
-    const pause = await addAction(4, 'Wait a while');
+    const pause = await addAction(desk, 4, 'Wait a while');
     await pause.getByLabel('For', { exact: true }).fill('1.5');
     await pause.getByLabel('For: unit').selectOption({ label: 'h' });
-    const note = await addAction(5, 'Send a notification');
+    const note = await addAction(desk, 5, 'Send a notification');
     await note.getByLabel('Message').fill('Still warm after an hour and a half');
     await shoot(desk, 'automation-editor-every-choice');
     await desk.getByRole('button', { name: 'Save' }).click();
@@ -564,27 +537,15 @@ describe('the automation editor offers every choice, and what it saves does what
       field.evaluate((i) => (i as unknown as { validationMessage: string }).validationMessage);
     await desk.goto('/#/scenes/new-automation');
     await desk.getByLabel('Name').fill('Mistakes put right');
-    await desk.getByRole('button', { name: 'Add a trigger' }).click();
-    const sunset = row(desk, 'triggers.0');
-    await sunset.getByLabel('When').selectOption({ label: 'Sunrise or sunset' });
+    const sunset = await addTrigger(desk, 0, 'Sunrise or sunset');
     await sunset.getByLabel('Minutes').fill('721');
-    await desk.getByRole('button', { name: 'Add a condition', exact: true }).click();
-    const sun = row(desk, 'conditions.0');
-    await sun.getByLabel('If', { exact: true }).selectOption({ label: 'Before or after sunrise or sunset' });
+    const sun = await addCondition(desk, 0, 'Before or after sunrise or sunset');
     await sun.getByRole('group', { name: 'After' }).getByLabel('After', { exact: true }).uncheck();
-    await desk.getByRole('button', { name: 'Add a condition', exact: true }).click();
-    const group = row(desk, 'conditions.1');
-    await group.getByLabel('If', { exact: true }).selectOption({ label: 'Any of these' });
+    const group = await addCondition(desk, 1, 'Any of these');
     await row(desk, 'conditions.1.conditions.0').getByRole('button', { name: 'Remove' }).click();
-    await desk.getByRole('button', { name: 'Add an action' }).click();
-    const say = row(desk, 'actions.0');
-    await say.getByLabel('Then').selectOption({ label: 'Say something' });
-    await desk.getByRole('button', { name: 'Add an action' }).click();
-    const note = row(desk, 'actions.1');
-    await note.getByLabel('Then').selectOption({ label: 'Send a notification' });
-    await desk.getByRole('button', { name: 'Add an action' }).click();
-    const wait = row(desk, 'actions.2');
-    await wait.getByLabel('Then').selectOption({ label: 'Wait until a device value' });
+    const say = await addAction(desk, 0, 'Say something');
+    const note = await addAction(desk, 1, 'Send a notification');
+    const wait = await addAction(desk, 2, 'Wait until a device value');
     await wait.getByLabel('Device').selectOption({ label: 'Porch motion' });
     await wait.getByLabel('At most', { exact: true }).fill('');
 
@@ -710,9 +671,7 @@ describe('the automation editor offers every choice, and what it saves does what
 
     await when.getByLabel('Before or after').selectOption({ label: 'after' });
     await when.getByLabel('Minutes').fill('10');
-    await desk.getByRole('button', { name: 'Add a trigger' }).click();
-    const button = row(desk, 'triggers.1');
-    await button.getByLabel('When').selectOption({ label: 'A button is pressed' });
+    const button = await addTrigger(desk, 1, 'A button is pressed');
     await button.getByLabel('Button').selectOption({ label: 'Kitchen button' });
     // One key: no "Which" to choose.
     assert.equal(await button.getByLabel('Which').count(), 0);
@@ -742,9 +701,7 @@ describe('the automation editor offers every choice, and what it saves does what
     await startup.getByLabel('Device').selectOption({ label: 'Hallway colour light' });
     await startup.getByLabel('Set').selectOption({ label: 'Power-on behaviour' });
     await startup.getByLabel('Power-on behaviour').selectOption({ label: 'Off' });
-    await desk.getByRole('button', { name: 'Add a condition', exact: true }).click();
-    const exactly = row(desk, 'conditions.1');
-    await exactly.getByLabel('If', { exact: true }).selectOption({ label: 'A device value' });
+    const exactly = await addCondition(desk, 1, 'A device value');
     await exactly.getByLabel('Device').selectOption({ label: 'Living room temperature/humidity' });
     await exactly.getByLabel('Value', { exact: true }).first().selectOption({ label: 'Temperature' });
     await exactly.getByLabel('Is', { exact: true }).selectOption({ label: 'equal to' });
