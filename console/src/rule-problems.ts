@@ -1,7 +1,7 @@
 /**
  * The gateway's refusals of a save (`actions.2.timeout_seconds: 0 is below min 1`) in the words of
  * the editor, beside the row they are about: the field by the label the person sees there, the
- * rule in plain words (`At most: 0 is less than 1, the least it takes`). The message as the API
+ * rule in plain words (`At most: 0 s is less than 1 s, the least it takes`). The message as the API
  * gave it stays on the line (its title) for whoever reports a problem.
  */
 

@@ -100,7 +100,8 @@ export async function startGatewayProcess(opts: GatewayOptions = {}): Promise<Ga
     stop,
     async restart() {
       await stop();
-      return startGatewayProcess({ ...opts, dataDir, port });
+      // On the test clock, the new process goes on from where this one's clock stood.
+      return startGatewayProcess({ ...opts, dataDir, port, ...(opts.clockAt === undefined ? {} : { clockAt: now }) });
     },
     async dispose() {
       await stop();
