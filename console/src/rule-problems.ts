@@ -70,18 +70,36 @@ const RULES: [RegExp, (m: RegExpExecArray, key: string) => string][] = [
   [/^no device has serial_number (".*")$/, (m) => `the device chosen (${m[1]}) is gone: choose another`],
 ];
 
-/** One message of a save, about the row at `rowPath` ('' for the definition itself), in the editor's words. */
-export function plainProblem(rowPath: string, message: string): string {
+/** The field of a row a message is about: its label in the editor, and the sun bound it is in, if any. */
+export interface ProblemField {
+  label?: string;
+  bound?: string;
+}
+
+function parse(rowPath: string, message: string) {
   const cut = message.indexOf(': ');
-  if (cut === -1) return message;
   const at = message.slice(0, cut);
-  const rule = message.slice(cut + 2);
   const inner =
     rowPath === '' ? at : at === rowPath ? '' : at.startsWith(`${rowPath}.`) ? at.slice(rowPath.length + 1) : at;
   const keys = inner.split('.').filter((k) => k !== '' && !/^\d+$/.test(k));
   const key = keys[keys.length - 1] ?? '';
   // The parts of the definition itself are named by their headings.
   const label = rowPath === '' && keys.length === 1 ? (PARTS[key] ?? LABELS[key]) : LABELS[key];
+  // A sun bound's fields are said with their bound: "After, Minutes".
+  const bound = keys.length > 1 && (keys[0] === 'after' || keys[0] === 'before') ? LABELS[keys[0]] : undefined;
+  return { cut, inner, key, label, bound, rule: message.slice(cut + 2) };
+}
+
+/** The field of the row at `rowPath` that a message is about (the editor marks it). */
+export function problemField(rowPath: string, message: string): ProblemField {
+  const { cut, label, bound } = parse(rowPath, message);
+  return cut === -1 ? {} : { ...(label ? { label } : {}), ...(bound ? { bound } : {}) };
+}
+
+/** One message of a save, about the row at `rowPath` ('' for the definition itself), in the editor's words. */
+export function plainProblem(rowPath: string, message: string): string {
+  const { cut, inner, key, label, bound, rule } = parse(rowPath, message);
+  if (cut === -1) return message;
   let words = rule;
   for (const [re, say] of RULES) {
     const m = re.exec(rule);
@@ -90,9 +108,7 @@ export function plainProblem(rowPath: string, message: string): string {
       break;
     }
   }
-  // A sun bound's fields are said with their bound: "After, Minutes".
-  const bound = keys.length > 1 && (keys[0] === 'after' || keys[0] === 'before') ? `${LABELS[keys[0]]}, ` : '';
-  if (label) return `${bound}${label}: ${words}`;
+  if (label) return `${bound ? `${bound}, ` : ''}${label}: ${words}`;
   return inner === '' ? capitalised(words) : `${inner}: ${words}`;
 }
 

@@ -567,8 +567,10 @@ describe('the automation editor offers every choice, and what it saves does what
     await desk.getByRole('button', { name: 'Save' }).click();
     await desk.getByText('Not saved: see the problems shown.').waitFor();
     await sun.locator('.problems').getByText('Tick After, Before or both').waitFor();
-    // The first row with a problem has the focus, in view.
+    // The first row with a problem has the focus, in view; each field named is marked.
     await focusIn(desk, 'conditions.0');
+    assert.equal(await wait.getByLabel('At most', { exact: true }).getAttribute('aria-invalid'), 'true');
+    assert.equal(await desk.locator('.editor [aria-invalid="true"]').count(), 1);
     await group.locator('.problems').getByText('This group: add a condition to it, or remove it').waitFor();
     await wait.locator('.problems').getByText('At most: 0 s is less than 1 s, the least it takes').waitFor();
     // The gateway's own words stay at hand, for a bug report.
