@@ -346,7 +346,8 @@ describe('the automation editor offers every choice, and what it saves does what
     const cold = await addTrigger(desk, 1, 'A device value changes');
     await cold.getByLabel('Device').selectOption({ label: 'Study climate' });
     await cold.getByLabel('Crosses').selectOption({ label: 'falling below' });
-    await cold.getByLabel('Value').last().fill('16.5');
+    await cold.getByLabel('Value').last().fill('');
+    await cold.getByLabel('Value').last().pressSequentially('16.5');
     const gone = await addTrigger(desk, 2, 'A device goes offline or comes back');
     await gone.getByLabel('Device').selectOption({ label: 'Porch motion' });
     await gone.getByLabel('Change').selectOption({ label: 'goes offline' });
@@ -419,7 +420,9 @@ describe('the automation editor offers every choice, and what it saves does what
     ]);
     await say.getByLabel('Voice').selectOption({ label: 'Porch voice' });
     const pause = await addAction(desk, 4, 'Wait a while');
-    await pause.getByLabel('For', { exact: true }).fill('1.5');
+    // Typed key by key, as a person types it: 1, then 1., then 1.5.
+    await pause.getByLabel('For', { exact: true }).fill('');
+    await pause.getByLabel('For', { exact: true }).pressSequentially('1.5');
     await pause.getByLabel('For: unit').selectOption({ label: 'h' });
     const note = await addAction(desk, 5, 'Send a notification');
     await note.getByLabel('Message').fill('Still warm after an hour and a half');

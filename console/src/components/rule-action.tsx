@@ -7,7 +7,7 @@
 import { actionWords } from '../automations.ts';
 import { colourHex, humanize } from '../format.ts';
 import type { Control, Device } from '../types.ts';
-import { Comparison, DeviceField, DurationField, Field, liveDevice } from './rule-fields.tsx';
+import { Comparison, DeviceField, DurationField, Field, liveDevice, NumberInput } from './rule-fields.tsx';
 import {
   ChoiceField,
   optional,
@@ -144,17 +144,12 @@ function ControlValue(p: { c: Control; value: unknown; onChange: (v: unknown) =>
     );
   return (
     <Field label={c.unit ? `${c.label} (${c.unit})` : c.label}>
-      <input
-        type="number"
-        inputMode="decimal"
+      <NumberInput
         min={c.min}
         max={c.max}
         step={c.step ?? 'any'}
-        value={typeof p.value === 'number' ? p.value : ''}
-        onInput={(e) => {
-          const text = (e.target as HTMLInputElement).value;
-          p.onChange(text === '' ? undefined : Number(text));
-        }}
+        value={typeof p.value === 'number' ? p.value : undefined}
+        onChange={p.onChange}
       />
     </Field>
   );

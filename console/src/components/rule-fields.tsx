@@ -114,6 +114,43 @@ export function firstValue(v: ValueChoice): unknown {
   return '';
 }
 
+/**
+ * A number field that shows what is typed: bound to the number alone, each keystroke would write
+ * the number back (`1.` as `1`, the caret sent to the start), and typing 1.5 gave 51. The number
+ * from the row is shown again only when it changes otherwise (a unit or a row switched).
+ */
+export function NumberInput(p: {
+  value: number | undefined;
+  onChange: (n: number | undefined) => void;
+  id?: string;
+  class?: string;
+  min?: number;
+  max?: number;
+  step?: number | 'any';
+  required?: boolean;
+  placeholder?: string;
+}) {
+  const { value, onChange, ...attrs } = p;
+  const shown = value === undefined ? '' : String(value);
+  const [text, setText] = useState(shown);
+  useEffect(() => {
+    if (text === '' ? value !== undefined : Number(text) !== value) setText(shown);
+  }, [value]);
+  return (
+    <input
+      {...attrs}
+      type="number"
+      inputMode="decimal"
+      value={text}
+      onInput={(e) => {
+        const typed = (e.target as HTMLInputElement).value;
+        setText(typed);
+        onChange(typed === '' ? undefined : Number(typed));
+      }}
+    />
+  );
+}
+
 /** An input for one value of a field: its values to choose from, or a number within its range. */
 export function ValueInput(p: {
   choice: ValueChoice;
@@ -152,17 +189,12 @@ export function ValueInput(p: {
   if (c.type === 'number')
     return (
       <Field label={c.unit ? `${p.label} (${c.unit})` : p.label}>
-        <input
-          type="number"
-          inputMode="decimal"
+        <NumberInput
           step="any"
           min={c.min}
           max={c.max}
-          value={typeof p.value === 'number' ? p.value : ''}
-          onInput={(e) => {
-            const text = (e.target as HTMLInputElement).value;
-            p.onChange(text === '' ? undefined : Number(text));
-          }}
+          value={typeof p.value === 'number' ? p.value : undefined}
+          onChange={p.onChange}
         />
       </Field>
     );
@@ -179,7 +211,8 @@ export function ValueInput(p: {
 /** A comparison of a value: is, is above, is below (numbers), and the value compared with. */
 export function Comparison(p: { choice: ValueChoice; device?: Device; row: Row; onChange: (row: Row) => void }) {
   const { equals: _e, above: _a, below: _b, ...rest } = p.row;
-  const op = p.row.above !== undefined ? 'above' : p.row.below !== undefined ? 'below' : 'equals';
+  // By the key, not its value: a value cleared while typing keeps the comparison chosen.
+  const op = 'above' in p.row ? 'above' : 'below' in p.row ? 'below' : 'equals';
   const value = p.row[op];
   const numeric = p.choice.type === 'number';
   return (
@@ -352,19 +385,17 @@ export function DurationField(p: {
         {p.label}
       </label>
       <span class="duration">
-        <input
+        <NumberInput
           id={id}
           class="duration-number"
-          type="number"
           min={0}
           step="any"
           required={!p.optional}
-          value={s === undefined ? '' : s / unit}
+          value={s === undefined ? undefined : s / unit}
           placeholder={p.optional ? 'none' : ''}
-          onInput={(e) => {
-            const text = (e.target as HTMLInputElement).value;
+          onChange={(n) => {
             setChosen(unit);
-            p.onChange(text === '' ? undefined : Math.round(Number(text) * unit));
+            p.onChange(n === undefined ? undefined : Math.round(n * unit));
           }}
         />
         <select

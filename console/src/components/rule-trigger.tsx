@@ -92,7 +92,7 @@ export function TriggerRow(p: RowProps) {
         <>
           <Field label="Crosses">
             <select
-              value={row.below !== undefined ? 'below' : 'above'}
+              value={'below' in row ? 'below' : 'above'}
               onChange={(e) => {
                 const { above: _a, below: _b, ...rest } = row;
                 p.onChange({
@@ -110,7 +110,8 @@ export function TriggerRow(p: RowProps) {
             device={device}
             label="Value"
             value={row.above ?? row.below}
-            onChange={(v) => set(row.below !== undefined ? { below: v } : { above: v })}
+            // By the key, not its value: a value cleared while typing keeps "falling below".
+            onChange={(v) => set('below' in row ? { below: v } : { above: v })}
           />
         </>
       )}
