@@ -11,11 +11,11 @@ import { Comparison, DeviceField, DurationField, Field, liveDevice, NumberInput 
 import {
   ChoiceField,
   optional,
-  Problems,
   type Row,
-  RowButtons,
   type RowContext,
   type RowProps,
+  RuleRow,
+  rowValue,
   ValueRef,
   valueRow,
 } from './rule-parts.tsx';
@@ -221,16 +221,11 @@ function DeviceAction(p: { ctx: RowContext; row: Row; onChange: (row: Row) => vo
 export function ActionRow(p: RowProps) {
   const { row, ctx } = p;
   const set = (patch: Row) => p.onChange({ ...row, ...patch });
-  const dc = ctx.choices.devices.find((d) => d.serial_number === row.device);
-  const device = liveDevice(ctx.devices, row.device);
-  const choice = dc?.values.find(
-    (v) => v.capability === row.capability && (v.name ?? undefined) === row.name && v.field === row.field,
-  );
+  const { device, choice } = rowValue(ctx, row);
   const scenes = ctx.choices.definitions.filter((x) => x.kind === 'scene' && x.id !== ctx.self);
   const others = ctx.choices.definitions.filter((x) => x.id !== ctx.self);
   return (
-    <fieldset class="rule" data-path={p.path}>
-      <ChoiceField label="Then" options={ACTIONS} value={row.type} onChange={(t) => p.onChange(newAction(ctx, t))} />
+    <RuleRow {...p} label="Then" types={ACTIONS} retype={(t) => newAction(ctx, t)}>
       {row.type === 'device' && <DeviceAction ctx={ctx} row={row} onChange={p.onChange} />}
       {row.type === 'scene' && (
         <Field label="Scene">
@@ -409,8 +404,6 @@ export function ActionRow(p: RowProps) {
           />
         </Field>
       )}
-      <RowButtons onRemove={p.onRemove} onUp={p.onUp} onDown={p.onDown} />
-      <Problems errors={p.errors(p.path)} path={p.path} />
-    </fieldset>
+    </RuleRow>
   );
 }

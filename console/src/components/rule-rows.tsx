@@ -6,16 +6,16 @@
  */
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import { ActionRow, newAction } from './rule-action.tsx';
-import { Comparison, DeviceField, liveDevice, SunFields, TimeField, WeekdaysField } from './rule-fields.tsx';
+import { Comparison, DeviceField, SunFields, TimeField, WeekdaysField } from './rule-fields.tsx';
 import {
   ChoiceField,
   NoLocation,
   optional,
-  Problems,
   type Row,
-  RowButtons,
   type RowContext,
   type RowProps,
+  RuleRow,
+  rowValue,
   SecurityFields,
   ValueRef,
   valueRow,
@@ -60,17 +60,12 @@ function newCondition(ctx: RowContext, type: string): Row {
 export function ConditionRow(p: RowProps & { depth: number }) {
   const { row, ctx } = p;
   const set = (patch: Row) => p.onChange({ ...row, ...patch });
-  const dc = ctx.choices.devices.find((d) => d.serial_number === row.device);
-  const device = liveDevice(ctx.devices, row.device);
-  const choice = dc?.values.find(
-    (v) => v.capability === row.capability && (v.name ?? undefined) === row.name && v.field === row.field,
-  );
+  const { device, choice } = rowValue(ctx, row);
   const group = row.type === 'any' || row.type === 'not' || row.type === 'all';
   // Groups nest at most 4 deep (the gateway's limit): the deepest offers no group.
   const types = p.depth >= 4 ? CONDITIONS.filter(([t]) => !['any', 'not', 'all'].includes(t)) : CONDITIONS;
   return (
-    <fieldset class={group ? 'rule group' : 'rule'} data-path={p.path}>
-      <ChoiceField label="If" options={types} value={row.type} onChange={(t) => p.onChange(newCondition(ctx, t))} />
+    <RuleRow {...p} label="If" types={types} retype={(t) => newCondition(ctx, t)} group={group}>
       {row.type === 'time' && (
         <>
           <TimeField label="After" optional value={row.after} onChange={(v) => p.onChange(optional(row, 'after', v))} />
@@ -129,9 +124,7 @@ export function ConditionRow(p: RowProps & { depth: number }) {
           onChange={(conditions) => set({ conditions })}
         />
       )}
-      <RowButtons onRemove={p.onRemove} />
-      <Problems errors={p.errors(p.path)} path={p.path} />
-    </fieldset>
+    </RuleRow>
   );
 }
 

@@ -7,7 +7,6 @@ import {
   DurationField,
   Field,
   firstValue,
-  liveDevice,
   SunFields,
   TimeField,
   ValueInput,
@@ -17,11 +16,11 @@ import {
   ChoiceField,
   NoLocation,
   optional,
-  Problems,
   type Row,
-  RowButtons,
   type RowContext,
   type RowProps,
+  RuleRow,
+  rowValue,
   SecurityFields,
   ValueRef,
   valueRow,
@@ -72,14 +71,9 @@ export function newTrigger(ctx: RowContext, type: string): Row {
 export function TriggerRow(p: RowProps) {
   const { row, ctx } = p;
   const set = (patch: Row) => p.onChange({ ...row, ...patch });
-  const dc = ctx.choices.devices.find((d) => d.serial_number === row.device);
-  const device = liveDevice(ctx.devices, row.device);
-  const choice = dc?.values.find(
-    (v) => v.capability === row.capability && (v.name ?? undefined) === row.name && v.field === row.field,
-  );
+  const { device, choice } = rowValue(ctx, row);
   return (
-    <fieldset class="rule" data-path={p.path}>
-      <ChoiceField label="When" options={TRIGGERS} value={row.type} onChange={(t) => p.onChange(newTrigger(ctx, t))} />
+    <RuleRow {...p} label="When" types={TRIGGERS} retype={(t) => newTrigger(ctx, t)}>
       {row.type === 'state' && (
         <ValueRef
           ctx={ctx}
@@ -176,9 +170,7 @@ export function TriggerRow(p: RowProps) {
           onChange={(state) => set({ state })}
         />
       )}
-      <RowButtons onRemove={p.onRemove} />
-      <Problems errors={p.errors(p.path)} path={p.path} />
-    </fieldset>
+    </RuleRow>
   );
 }
 

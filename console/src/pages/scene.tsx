@@ -8,6 +8,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, wordsOf } from '../api.ts';
 import { blank, type Choices, type DefinitionView, type Draft, draftOf, type Names } from '../automations.ts';
 import { Toggle } from '../components/controls.tsx';
+import { FormFooter } from '../components/form-footer.tsx';
 import { Field } from '../components/rule-fields.tsx';
 import { RowList } from '../components/rule-rows.tsx';
 import { NextFirings, Traces } from '../components/scene-runs.tsx';
@@ -142,11 +143,7 @@ function Editor(p: {
           onChange={(actions) => set({ actions })}
         />
       </section>
-      <div class="buttons">
-        <button type="submit" class="primary" disabled={p.busy}>
-          Save
-        </button>
-      </div>
+      <FormFooter label="Save" busy={p.busy} ownRow />
     </form>
   );
 }
