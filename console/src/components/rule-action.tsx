@@ -7,7 +7,7 @@
 import { actionWords } from '../automations.ts';
 import { colourHex, humanize } from '../format.ts';
 import type { Control, Device } from '../types.ts';
-import { Comparison, DeviceField, DurationField, Field, liveDevice } from './rule-fields.tsx';
+import { Comparison, DeviceField, DurationField, Field, liveDevice, NumberInput } from './rule-fields.tsx';
 import {
   ChoiceField,
   optional,
@@ -144,17 +144,12 @@ function ControlValue(p: { c: Control; value: unknown; onChange: (v: unknown) =>
     );
   return (
     <Field label={c.unit ? `${c.label} (${c.unit})` : c.label}>
-      <input
-        type="number"
-        inputMode="decimal"
+      <NumberInput
         min={c.min}
         max={c.max}
         step={c.step ?? 'any'}
-        value={typeof p.value === 'number' ? p.value : ''}
-        onInput={(e) => {
-          const text = (e.target as HTMLInputElement).value;
-          p.onChange(text === '' ? undefined : Number(text));
-        }}
+        value={typeof p.value === 'number' ? p.value : undefined}
+        onChange={p.onChange}
       />
     </Field>
   );
@@ -313,6 +308,7 @@ export function ActionRow(p: RowProps) {
         <>
           <Field label="Text" wide>
             <input
+              required
               maxLength={500}
               value={String(row.text ?? '')}
               onInput={(e) => set({ text: (e.target as HTMLInputElement).value })}
@@ -326,7 +322,7 @@ export function ActionRow(p: RowProps) {
                   p.onChange(optional(row, 'engine', (e.target as HTMLSelectElement).value || undefined))
                 }
               >
-                <option value="">The default</option>
+                <option value="">The default voice</option>
                 {ctx.choices.tts_engines.map((e) => (
                   <option key={e.id} value={e.id}>
                     {e.name}
@@ -341,7 +337,7 @@ export function ActionRow(p: RowProps) {
         </>
       )}
       {row.type === 'delay' && (
-        <DurationField label="For" value={row.seconds} onChange={(s) => set({ seconds: s ?? 0 })} />
+        <DurationField label="For" value={row.seconds} onChange={(s) => p.onChange(optional(row, 'seconds', s))} />
       )}
       {row.type === 'wait' && (
         <>
@@ -355,7 +351,7 @@ export function ActionRow(p: RowProps) {
           <DurationField
             label="At most"
             value={row.timeout_seconds}
-            onChange={(s) => set({ timeout_seconds: s ?? 1 })}
+            onChange={(s) => p.onChange(optional(row, 'timeout_seconds', s))}
           />
           <ChoiceField
             label="At the time-out"
@@ -401,6 +397,7 @@ export function ActionRow(p: RowProps) {
       {row.type === 'notify' && (
         <Field label="Message" wide>
           <input
+            required
             maxLength={500}
             value={String(row.message ?? '')}
             onInput={(e) => set({ message: (e.target as HTMLInputElement).value })}

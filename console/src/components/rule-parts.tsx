@@ -6,6 +6,7 @@
 import type { ComponentChildren } from 'preact';
 import type { Choices, DeviceChoices } from '../automations.ts';
 import { humanize } from '../format.ts';
+import { plainProblem } from '../rule-problems.ts';
 import type { Device } from '../types.ts';
 import { DeviceField, Field, firstValue, liveDevice, refOf, ValueRefField, withValues } from './rule-fields.tsx';
 
@@ -79,7 +80,7 @@ export function RuleRow(
       <ChoiceField label={p.label} options={p.types} value={p.row.type} onChange={(t) => p.onChange(p.retype(t))} />
       {p.children}
       <RowButtons onRemove={p.onRemove} onUp={p.onUp} onDown={p.onDown} />
-      <Problems errors={p.errors(p.path)} />
+      <Problems errors={p.errors(p.path)} path={p.path} />
     </fieldset>
   );
 }
@@ -114,12 +115,15 @@ function RowButtons(p: { onRemove: () => void; onUp?: () => void; onDown?: () =>
   );
 }
 
-function Problems({ errors }: { errors: string[] }) {
+/** The gateway's messages about the row at `path`, in the editor's words (the API's own as the title). */
+function Problems({ errors, path }: { errors: string[]; path: string }) {
   if (errors.length === 0) return null;
   return (
     <ul class="problems">
       {errors.map((e) => (
-        <li key={e}>{e}</li>
+        <li key={e} title={e}>
+          {plainProblem(path, e)}
+        </li>
       ))}
     </ul>
   );

@@ -4,6 +4,7 @@
  * Each row is the API's JSON object, edited field by field through rule-fields.tsx; switching its
  * type starts it afresh with valid defaults (the first device that offers what the type needs).
  */
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { ActionRow, newAction } from './rule-action.tsx';
 import { Comparison, DeviceField, SunFields, TimeField, WeekdaysField } from './rule-fields.tsx';
 import {
@@ -130,7 +131,8 @@ export function ConditionRow(p: RowProps & { depth: number }) {
 function SunBound(p: { label: string; row: Row; bound: 'after' | 'before'; onChange: (row: Row) => void }) {
   const b = p.row[p.bound] as Row | undefined;
   return (
-    <div class="sun-bound">
+    // A group named by its bound: both bounds have the same fields (Minutes, Before or after).
+    <fieldset class="sun-bound" aria-label={p.label}>
       <label class="check">
         <input
           type="checkbox"
@@ -143,8 +145,8 @@ function SunBound(p: { label: string; row: Row; bound: 'after' | 'before'; onCha
         />
         {p.label}
       </label>
-      {b && <SunFields row={b} label={p.label} onChange={(next) => p.onChange({ ...p.row, [p.bound]: next })} />}
-    </div>
+      {b && <SunFields row={b} onChange={(next) => p.onChange({ ...p.row, [p.bound]: next })} />}
+    </fieldset>
   );
 }
 
@@ -159,15 +161,37 @@ export function RowList(p: {
   depth?: number;
 }) {
   const { rows } = p;
-  const replace = (i: number, row: Row | undefined) =>
+  // The keyboard's focus follows what the person did, once the list has rendered it (a layout
+  // effect: before the next key can land on a button that now means another row): to a row added
+  // (its first field, not the Add button below it), to the row after one removed (or the Add
+  // button), to the same Move button of a row moved (rows are keyed by place: left where it was,
+  // the focus would be on another row's button).
+  const box = useRef<HTMLDivElement>(null);
+  const focusNext = useRef<string | undefined>(undefined);
+  useLayoutEffect(() => {
+    const selector = focusNext.current;
+    if (selector === undefined) return;
+    focusNext.current = undefined;
+    const list = box.current;
+    (list?.querySelector<HTMLElement>(selector) ?? list?.querySelector<HTMLElement>(':scope > button.add'))?.focus();
+  });
+  const rowAt = (i: number) => `:scope > fieldset[data-path="${p.path}.${i}"]`;
+  const replace = (i: number, row: Row | undefined) => {
+    if (row === undefined) focusNext.current = `${rowAt(i)} select`;
     p.onChange(row === undefined ? rows.filter((_, j) => j !== i) : rows.map((r, j) => (j === i ? row : r)));
+  };
   const move = (i: number, by: number) => {
     const next = [...rows];
     const [r] = next.splice(i, 1);
     next.splice(i + by, 0, r as Row);
+    const to = i + by;
+    const button = by < 0 ? 'Move up' : 'Move down';
+    const stays = by < 0 ? to > 0 : to < rows.length - 1;
+    focusNext.current = `${rowAt(to)} button[aria-label="${stays ? button : by < 0 ? 'Move down' : 'Move up'}"]`;
     p.onChange(next);
   };
-  const add = () =>
+  const add = () => {
+    focusNext.current = `${rowAt(rows.length)} select`;
     p.onChange([
       ...rows,
       p.kind === 'trigger'
@@ -176,9 +200,18 @@ export function RowList(p: {
           ? newCondition(p.ctx, 'time')
           : newAction(p.ctx, 'device'),
     ]);
-  const words = p.kind === 'trigger' ? 'Add a trigger' : p.kind === 'condition' ? 'Add a condition' : 'Add an action';
+  };
+  // Inside a group its own button says so: a group's list and the part's end one above the other.
+  const words =
+    p.kind === 'trigger'
+      ? 'Add a trigger'
+      : p.kind === 'action'
+        ? 'Add an action'
+        : (p.depth ?? 1) > 1
+          ? 'Add a condition to this group'
+          : 'Add a condition';
   return (
-    <div class="rows">
+    <div class="rows" ref={box}>
       {rows.map((row, i) => {
         const common = {
           ctx: p.ctx,
