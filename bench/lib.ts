@@ -275,3 +275,30 @@ export function startStreamClients(): StreamClients {
     },
   };
 }
+
+/**
+ * The simulated Zigbee2MQTT (bench/zigbee-sim-process.ts) in its own process, on the broker at
+ * `url`: the friendly name and model of each of its devices, and how to stop it.
+ */
+export async function startSimZigbee2mqtt(
+  url: string,
+  baseTopic: string,
+  devices: number,
+): Promise<{ devices: { friendly: string; model: string }[]; stop(): Promise<void> }> {
+  const child = forkTsx('zigbee-sim-process.ts');
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const list = await new Promise<{ friendly: string; model: string }[]>((resolve, reject) => {
+    child.once('message', (m: { ok: boolean; devices?: { friendly: string; model: string }[]; error?: string }) =>
+      m.ok ? resolve(m.devices ?? []) : reject(new Error(m.error)),
+    );
+    child.once('exit', (code) => reject(new Error(`the simulated Zigbee2MQTT exited (${code})`)));
+    child.send({ url, baseTopic, devices });
+  });
+  return {
+    devices: list,
+    stop() {
+      if (child.connected) child.disconnect();
+      return exited;
+    },
+  };
+}

@@ -75,7 +75,7 @@ async function buildConsole() {
   const built = Object.keys(result.metafile.outputs).map((p) => join(root, p));
   // The entry's script and its stylesheet (the chunks are imported by the script itself).
   const entry = Object.entries(result.metafile.outputs).find(([p, o]) => o.entryPoint && p.endsWith('.js'));
-  if (!entry || !entry[1].cssBundle) throw new Error('the console build made no entry script with its stylesheet');
+  if (!entry?.[1].cssBundle) throw new Error('the console build made no entry script with its stylesheet');
   const name = (p) => `assets/${relative(join(out, 'assets'), join(root, p))}`;
   const html = readFileSync(join(src, 'index.html'), 'utf8')
     .replace('%SCRIPT%', `/${name(entry[0])}`)

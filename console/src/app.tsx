@@ -1,6 +1,7 @@
 /** The console: the header with its pages, the access-request pop-up on every page, and the messages. */
 import { useState } from 'preact/hooks';
 import { api, wordsOf } from './api.ts';
+import { Header } from './components/header.tsx';
 import { lazy } from './components/lazy.tsx';
 import { appLabel } from './format.ts';
 import { useRoute } from './hooks.ts';
@@ -14,8 +15,7 @@ import { ScenePage } from './pages/scene.tsx';
 import { ScenesPage } from './pages/scenes.tsx';
 import { SecurityPage } from './pages/security.tsx';
 import { ZigbeePage } from './pages/zigbee.tsx';
-import { alarming, auth, checkAuth, dismiss, gatewayName, live, notify, toasts, waiting } from './store.ts';
-import { networks } from './zigbee.ts';
+import { auth, dismiss, notify, toasts, waiting } from './store.ts';
 
 const EnergyPage = lazy(() => import('./pages/energy.tsx').then((m) => m.EnergyPage));
 
@@ -74,51 +74,6 @@ function Toasts() {
         </div>
       ))}
     </div>
-  );
-}
-
-function Header({ page }: { page: string }) {
-  const link = (to: string, label: string) => (
-    <a href={`#/${to}`} class={page === to ? 'current' : ''} aria-current={page === to ? 'page' : undefined}>
-      {label}
-    </a>
-  );
-  return (
-    <header class="top">
-      <span class="brand">{gatewayName.value}</span>
-      <nav>
-        {link('devices', 'Devices')}
-        {link('scenes', 'Scenes')}
-        {networks.value.length > 0 && link('zigbee', 'Zigbee')}
-        {link('security', 'Security')}
-        {link('logbook', 'Logbook')}
-        {link('energy', 'Energy')}
-        {link('dashboard', 'Dashboard')}
-        {link('gateway', 'Gateway')}
-      </nav>
-      {alarming.value && (
-        <a href="#/security" class="badge alarm">
-          Alarm
-        </a>
-      )}
-      <span class={`live ${live.value}`} title="Live updates">
-        {live.value === 'live' ? 'live' : live.value === 'lost' ? 'reconnecting' : 'connecting'}
-      </span>
-      <button
-        type="button"
-        class="small"
-        onClick={async () => {
-          try {
-            await api('POST', '/auth/logout');
-          } catch {
-            // already logged out
-          }
-          await checkAuth();
-        }}
-      >
-        Log out
-      </button>
-    </header>
   );
 }
 

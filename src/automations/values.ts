@@ -65,7 +65,21 @@ export function resolveRef(
   if (field === undefined) return void errors.push(`${path}.field: required: one of ${fields.join(', ')}`);
   const schema = Object.hasOwn(state.fields, field) ? state.fields[field] : undefined;
   if (!schema) return void errors.push(`${path}.field: ${ref.capability} has no field ${field} (${fields.join(', ')})`);
-  return { capability: ref.capability, ...(ref.name !== undefined ? { name: ref.name } : {}), field, schema };
+  return {
+    capability: ref.capability,
+    ...(ref.name !== undefined ? { name: ref.name } : {}),
+    field,
+    schema: stateOnly(schema),
+  };
+}
+
+/**
+ * The values a device can be in: `toggle` of power and of a channel is a command (flip it), never a
+ * state a device reports, so a trigger or condition on it could never hold and is refused.
+ */
+function stateOnly(schema: Schema): Schema {
+  if (schema.kind !== 'enum' || !schema.values.includes('toggle') || !schema.values.includes('on')) return schema;
+  return { ...schema, values: schema.values.filter((v) => v !== 'toggle') };
 }
 
 /** Checks a comparison's values against the field: equals by the field's schema, above/below numbers in range. */

@@ -229,6 +229,12 @@ describe("the editor's choices", () => {
     );
     assert.equal(choices.time_zone, 'Europe/Berlin');
     assert.equal(choices.location, true);
+    // On and off are offered for power and channels; a flip (`toggle`) is a command, never a state.
+    const onOff = choices.devices.flatMap((d: any) =>
+      d.values.filter((v: any) => v.capability === 'power' || v.capability === 'toggle'),
+    );
+    assert.ok(onOff.length > 0);
+    for (const v of onOff) assert.deepEqual(v.values, ['on', 'off']);
     let values = 0;
     let presses = 0;
     let controls = 0;

@@ -59,7 +59,17 @@ const rows = (): [string, () => unknown, string[]][] => [
       triggers: [{ type: 'state', device: light, capability: 'power', to: 'dim' }],
       actions: [notify],
     }),
-    ['triggers.0.to: "dim" is not one of on, off, toggle'],
+    ['triggers.0.to: "dim" is not one of on, off'],
+  ],
+  [
+    'a flip, which is a command and never a state a light is in',
+    () => ({
+      kind: 'automation',
+      name: 'a',
+      triggers: [{ type: 'state', device: light, capability: 'power', to: 'toggle' }],
+      actions: [notify],
+    }),
+    ['triggers.0.to: "toggle" is not one of on, off'],
   ],
   [
     'a threshold outside the range',

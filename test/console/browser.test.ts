@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { call, rest, waitForValue } from '../helpers/foundation.ts';
 import { type EventStream, openEvents } from '../helpers/sse.ts';
 import { endpoint, sendEvent } from '../helpers/thirdparty.ts';
-import { shoot } from './browser.ts';
+import { headerLine, shoot } from './browser.ts';
 import { type Consoles, type GatewayProcess, startConsoles } from './rig.ts';
 
 const PASSWORD = 'a console password';
@@ -87,9 +87,12 @@ describe('the console in a browser', () => {
         e.data.payload.brightness?.brightness === 40,
     );
     await desk.getByText('Brightness set to 40').first().waitFor();
+    // Photographed with its history's charts drawn, as a person sees the page a moment after opening it.
+    await desk.locator('.chart canvas').first().waitFor();
     await shoot(desk, 'device');
     await phone.goto(`/#/devices/${light.serial_number}`);
     await phone.getByRole('heading', { name: light.name }).waitFor();
+    await phone.locator('.chart canvas').first().waitFor();
     await shoot(phone, 'device');
     await phone.goto('/#/devices');
     await phoneCard.waitFor();
@@ -176,6 +179,12 @@ describe('the console in a browser', () => {
     await desk.getByText('Set off by Back door (door or window)').waitFor();
     await phone.getByRole('heading', { name: 'ALARM' }).waitFor();
     await phone.locator('.top .badge.alarm').waitFor();
+    // The badge sounds in the header's one line, at both widths.
+    await desk.locator('.top .badge.alarm').waitFor();
+    for (const page of [desk, phone]) {
+      const line = await headerLine(page);
+      assert.ok(line.oneLine, `the header with the alarm is one line (${line.height} px): ${line.items.join(', ')}`);
+    }
     await shoot(desk, 'security-alarm');
     await shoot(phone, 'security-alarm');
 

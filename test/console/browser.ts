@@ -72,7 +72,14 @@ export async function openConsole(
 export async function logIn(page: Page, password: string): Promise<void> {
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('link', { name: 'Devices' }).waitFor();
+  await page.getByRole('banner').waitFor();
+}
+
+/** Opens one of the console's pages from its header: its link in the row, or on a phone through the Menu. */
+export async function goToPage(page: Page, name: string): Promise<void> {
+  const menu = page.getByRole('button', { name: 'Menu' });
+  if (await menu.isVisible()) await menu.click();
+  await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name, exact: true }).click();
 }
 
 /** Two consoles logged in, one at desktop and one at phone width, as a person with a laptop and a phone. */
@@ -100,4 +107,40 @@ export async function shoot(page: Page, name: string, fullPage = true): Promise<
   if (fullPage) await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: file, fullPage });
   return file;
+}
+
+/** Logs out from the header: its button in the row, or on a phone in the Menu. */
+export async function logOut(page: Page): Promise<void> {
+  const menu = page.getByRole('button', { name: 'Menu' });
+  if (await menu.isVisible()) await menu.click();
+  await page.getByRole('banner').getByRole('button', { name: 'Log out' }).click();
+}
+
+/**
+ * The header as a person sees it: its height, and each item it shows on its own line (the open
+ * menu's list drops below it and is left out) with its top and bottom. One line: every item's
+ * box overlaps every other's from top to bottom, and the header is lower than two of its items.
+ */
+export async function headerLine(page: Page): Promise<{ height: number; oneLine: boolean; items: string[] }> {
+  return page.evaluate(`(() => {
+    const header = document.querySelector('header.top');
+    const inRow = (el) => {
+      const s = getComputedStyle(el);
+      return el.getClientRects().length > 0 && s.position !== 'absolute' && s.position !== 'fixed';
+    };
+    // The pages' links count one by one where they sit in the row (a row of links could wrap).
+    const shown = [...header.children]
+      .filter(inRow)
+      .flatMap((el) => (el.tagName === 'NAV' ? [...el.children].filter(inRow) : [el]));
+    const boxes = shown.map((el) => ({ el, r: el.getBoundingClientRect() }));
+    const top = Math.max(...boxes.map((b) => b.r.top));
+    const bottom = Math.min(...boxes.map((b) => b.r.bottom));
+    const height = header.getBoundingClientRect().height;
+    const tallest = Math.max(...boxes.map((b) => b.r.height));
+    return {
+      height,
+      oneLine: boxes.length > 1 && top < bottom && height < 2 * tallest,
+      items: boxes.map((b) => (b.el.className || b.el.tagName) + ' ' + Math.round(b.r.top) + '-' + Math.round(b.r.bottom)),
+    };
+  })()`);
 }

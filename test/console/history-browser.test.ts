@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { waitForValue } from '../helpers/foundation.ts';
 import { seedHistory } from '../helpers/history-seed.ts';
-import { launch, openBothWidths, shoot } from './browser.ts';
+import { goToPage, launch, openBothWidths, shoot } from './browser.ts';
 import { consoleClient } from './client.ts';
 import { buildConsole, type GatewayProcess, setPasswordCli, startGatewayProcess } from './rig.ts';
 
@@ -152,7 +152,7 @@ describe('the history in the console, in a browser', () => {
 
   test('the Energy page shows kWh per hour of today, per day of the month and per month, with each device', async () => {
     for (const page of [desk, phone]) {
-      await page.getByRole('link', { name: 'Energy' }).click();
+      await goToPage(page, 'Energy');
       await page.getByRole('heading', { name: 'Energy' }).waitFor();
       await page.locator('.energy-bars canvas').waitFor();
       await page.locator('.energy-bars[data-period="hour"] canvas').waitFor();
@@ -170,7 +170,7 @@ describe('the history in the console, in a browser', () => {
   test('the Logbook lists what happened with its time, searchable by device and kind, a page at a time', async () => {
     const door = devices.find((d) => 'contact' in d.state) ?? withCapability('power');
     for (const page of [desk, phone]) {
-      await page.getByRole('link', { name: 'Logbook' }).click();
+      await goToPage(page, 'Logbook');
       await page.locator('.entries li').first().waitFor();
       await page.getByLabel('Device').selectOption(door.serial_number);
       await page.getByLabel('What').selectOption('state');

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launch, logIn, openConsole, PHONE, shoot } from './browser.ts';
+import { launch, logIn, logOut, openConsole, PHONE, shoot } from './browser.ts';
 import { buildConsole, type GatewayProcess, setupCode, startGatewayProcess } from './rig.ts';
 
 const PASSWORD = 'first visitor password';
@@ -89,7 +89,7 @@ describe('logging in to the console in a browser', () => {
     await small.context().close();
 
     // The console that was logged in before stays logged in; it logs out.
-    await kept.getByRole('button', { name: 'Log out' }).click();
+    await logOut(kept);
     await kept.getByLabel('Password').waitFor();
     const afterLogout = await kept.context().request.get(`${g.url}/console/api/devices`);
     assert.equal(afterLogout.status(), 401);

@@ -28,6 +28,10 @@ export interface GatewayProcess {
   restart(): Promise<GatewayProcess>;
   /** Stops it and removes its data folder. */
   dispose(): Promise<void>;
+  /** The test clock's instant (epoch ms; only with `clockAt`). */
+  now(): number;
+  /** Moves the test clock by `ms`; resolves once the timers due on the way have fired (only with `clockAt`). */
+  advance(ms: number): Promise<void>;
 }
 
 export interface GatewayOptions {
@@ -38,33 +42,41 @@ export interface GatewayOptions {
   zigbeeMode?: 'sim' | 'off';
   /** More settings as flags (`['--history-enabled', 'false']`). */
   args?: string[];
+  /**
+   * The gateway's clock starts at this instant (epoch ms) and moves only by `advance` (the test
+   * clock, src/cli/test-clock.ts): time and sun triggers, delays and time-outs without waiting.
+   */
+  clockAt?: number;
 }
 
 /** Starts `opencube start` and resolves once it listens. */
 export async function startGatewayProcess(opts: GatewayOptions = {}): Promise<GatewayProcess> {
   const dataDir = opts.dataDir ?? tempDir('opencube-console-');
   const port = opts.port ?? (await freePort());
-  const proc = spawnCli([
-    'start',
-    '--no-supervise',
-    '--host',
-    '127.0.0.1',
-    '--port',
-    String(port),
-    '--data-dir',
-    dataDir,
-    '--mdns',
-    'false',
-    '--audio-sink',
-    'null',
-    '--zigbee-mode',
-    opts.zigbeeMode ?? 'sim',
-    '--sim-devices',
-    String(opts.simDevices ?? 16),
-    '--log-level',
-    'warn',
-    ...(opts.args ?? []),
-  ]);
+  const proc = spawnCli(
+    [
+      'start',
+      '--no-supervise',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--data-dir',
+      dataDir,
+      '--mdns',
+      'false',
+      '--audio-sink',
+      'null',
+      '--zigbee-mode',
+      opts.zigbeeMode ?? 'sim',
+      '--sim-devices',
+      String(opts.simDevices ?? 16),
+      '--log-level',
+      'warn',
+      ...(opts.args ?? []),
+    ],
+    opts.clockAt === undefined ? {} : { env: { OPENCUBE_TEST_CLOCK: String(opts.clockAt) }, stdin: true },
+  );
   try {
     await proc.waitForOutput(/listening on/, 1, 60_000);
   } catch (err) {
@@ -79,6 +91,7 @@ export async function startGatewayProcess(opts: GatewayOptions = {}): Promise<Ga
     clearTimeout(guard);
     proc.killAll();
   };
+  let now = opts.clockAt ?? Number.NaN;
   const self: GatewayProcess = {
     url: `http://127.0.0.1:${port}`,
     port,
@@ -87,11 +100,20 @@ export async function startGatewayProcess(opts: GatewayOptions = {}): Promise<Ga
     stop,
     async restart() {
       await stop();
-      return startGatewayProcess({ ...opts, dataDir, port });
+      // On the test clock, the new process goes on from where this one's clock stood.
+      return startGatewayProcess({ ...opts, dataDir, port, ...(opts.clockAt === undefined ? {} : { clockAt: now }) });
     },
     async dispose() {
       await stop();
       rmSync(dataDir, { recursive: true, force: true });
+    },
+    now: () => now,
+    async advance(ms) {
+      if (opts.clockAt === undefined) throw new Error('advance: this gateway runs on the real clock (no clockAt)');
+      const target = now + ms;
+      proc.child.stdin?.write(`advance ${ms}\n`);
+      await proc.waitForOutput(new RegExp(`opencube: clock ${target}\\n`));
+      now = target;
     },
   };
   return self;

@@ -205,7 +205,7 @@ describe('the Scenes page in a browser', () => {
     await wait.getByLabel('Device').selectOption({ label: 'Porch motion' });
     assert.equal((await open('DELETE', `devices/${serial}`)).error, 0);
     await desk.getByRole('button', { name: 'Save' }).click();
-    await wait.getByText(`actions.1.device: no device has serial_number "${serial}"`).waitFor();
+    await wait.getByText(`Device: the device chosen ("${serial}") is gone: choose another`).waitFor();
     await desk.getByText('Not saved: see the problems shown.').waitFor();
     await shoot(desk, 'scene-refused');
     const names = (await open('GET', OPEN)).data.definitions.map((d: { name: string }) => d.name);

@@ -10,6 +10,7 @@ import { humanize } from '../format.ts';
 import { act, devices } from '../store.ts';
 import type { BindingView, Device } from '../types.ts';
 import { bindingsChanged, groups } from '../zigbee.ts';
+import { FormFooter } from './form-footer.tsx';
 
 /** The clusters a binding carries, in words (the order Zigbee2MQTT offers them). */
 export const CLUSTERS: Record<string, string> = {
@@ -152,14 +153,7 @@ function AddBinding({ d, done }: { d: Device; done(): void }) {
           ))}
         </div>
       </fieldset>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      <button type="submit" class="primary" disabled={busy || !target}>
-        {busy ? 'Binding…' : 'Bind'}
-      </button>
+      <FormFooter error={error} label="Bind" busy={busy} busyLabel="Binding…" disabled={!target} />
     </form>
   );
 }

@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, wordsOf } from '../api.ts';
 import { notify } from '../store.ts';
 import type { CameraView, Device } from '../types.ts';
+import { FormFooter } from './form-footer.tsx';
 
 function Picture({ d }: { d: Device }) {
   const [stamp, setStamp] = useState(Date.now());
@@ -90,14 +91,7 @@ function StreamForm({ d, cam }: { d: Device; cam: CameraView }) {
           onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
         />
       </label>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      <button type="submit" disabled={busy}>
-        {busy ? 'Checking the camera…' : 'Save stream'}
-      </button>
+      <FormFooter error={error} label="Save stream" kind="plain" busy={busy} busyLabel="Checking the camera…" />
     </form>
   );
 }

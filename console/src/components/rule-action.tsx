@@ -7,15 +7,15 @@
 import { actionWords } from '../automations.ts';
 import { colourHex, humanize } from '../format.ts';
 import type { Control, Device } from '../types.ts';
-import { Comparison, DeviceField, DurationField, Field, liveDevice } from './rule-fields.tsx';
+import { Comparison, DeviceField, DurationField, Field, liveDevice, NumberInput } from './rule-fields.tsx';
 import {
   ChoiceField,
   optional,
-  Problems,
   type Row,
-  RowButtons,
   type RowContext,
   type RowProps,
+  RuleRow,
+  rowValue,
   ValueRef,
   valueRow,
 } from './rule-parts.tsx';
@@ -144,17 +144,12 @@ function ControlValue(p: { c: Control; value: unknown; onChange: (v: unknown) =>
     );
   return (
     <Field label={c.unit ? `${c.label} (${c.unit})` : c.label}>
-      <input
-        type="number"
-        inputMode="decimal"
+      <NumberInput
         min={c.min}
         max={c.max}
         step={c.step ?? 'any'}
-        value={typeof p.value === 'number' ? p.value : ''}
-        onInput={(e) => {
-          const text = (e.target as HTMLInputElement).value;
-          p.onChange(text === '' ? undefined : Number(text));
-        }}
+        value={typeof p.value === 'number' ? p.value : undefined}
+        onChange={p.onChange}
       />
     </Field>
   );
@@ -226,16 +221,11 @@ function DeviceAction(p: { ctx: RowContext; row: Row; onChange: (row: Row) => vo
 export function ActionRow(p: RowProps) {
   const { row, ctx } = p;
   const set = (patch: Row) => p.onChange({ ...row, ...patch });
-  const dc = ctx.choices.devices.find((d) => d.serial_number === row.device);
-  const device = liveDevice(ctx.devices, row.device);
-  const choice = dc?.values.find(
-    (v) => v.capability === row.capability && (v.name ?? undefined) === row.name && v.field === row.field,
-  );
+  const { device, choice } = rowValue(ctx, row);
   const scenes = ctx.choices.definitions.filter((x) => x.kind === 'scene' && x.id !== ctx.self);
   const others = ctx.choices.definitions.filter((x) => x.id !== ctx.self);
   return (
-    <fieldset class="rule" data-path={p.path}>
-      <ChoiceField label="Then" options={ACTIONS} value={row.type} onChange={(t) => p.onChange(newAction(ctx, t))} />
+    <RuleRow {...p} label="Then" types={ACTIONS} retype={(t) => newAction(ctx, t)}>
       {row.type === 'device' && <DeviceAction ctx={ctx} row={row} onChange={p.onChange} />}
       {row.type === 'scene' && (
         <Field label="Scene">
@@ -318,6 +308,7 @@ export function ActionRow(p: RowProps) {
         <>
           <Field label="Text" wide>
             <input
+              required
               maxLength={500}
               value={String(row.text ?? '')}
               onInput={(e) => set({ text: (e.target as HTMLInputElement).value })}
@@ -331,7 +322,7 @@ export function ActionRow(p: RowProps) {
                   p.onChange(optional(row, 'engine', (e.target as HTMLSelectElement).value || undefined))
                 }
               >
-                <option value="">The default</option>
+                <option value="">The default voice</option>
                 {ctx.choices.tts_engines.map((e) => (
                   <option key={e.id} value={e.id}>
                     {e.name}
@@ -346,7 +337,7 @@ export function ActionRow(p: RowProps) {
         </>
       )}
       {row.type === 'delay' && (
-        <DurationField label="For" value={row.seconds} onChange={(s) => set({ seconds: s ?? 0 })} />
+        <DurationField label="For" value={row.seconds} onChange={(s) => p.onChange(optional(row, 'seconds', s))} />
       )}
       {row.type === 'wait' && (
         <>
@@ -360,7 +351,7 @@ export function ActionRow(p: RowProps) {
           <DurationField
             label="At most"
             value={row.timeout_seconds}
-            onChange={(s) => set({ timeout_seconds: s ?? 1 })}
+            onChange={(s) => p.onChange(optional(row, 'timeout_seconds', s))}
           />
           <ChoiceField
             label="At the time-out"
@@ -406,14 +397,13 @@ export function ActionRow(p: RowProps) {
       {row.type === 'notify' && (
         <Field label="Message" wide>
           <input
+            required
             maxLength={500}
             value={String(row.message ?? '')}
             onInput={(e) => set({ message: (e.target as HTMLInputElement).value })}
           />
         </Field>
       )}
-      <RowButtons onRemove={p.onRemove} onUp={p.onUp} onDown={p.onDown} />
-      <Problems errors={p.errors(p.path)} />
-    </fieldset>
+    </RuleRow>
   );
 }

@@ -5,7 +5,7 @@
  * comparison, a time of day, weekdays, a sun event with its offset, a duration.
  */
 import { cloneElement, type VNode } from 'preact';
-import { useId } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
 import {
   choiceOf,
   type DeviceChoices,
@@ -114,6 +114,43 @@ export function firstValue(v: ValueChoice): unknown {
   return '';
 }
 
+/**
+ * A number field that shows what is typed: bound to the number alone, each keystroke would write
+ * the number back (`1.` as `1`, the caret sent to the start), and typing 1.5 gave 51. The number
+ * from the row is shown again only when it changes otherwise (a unit or a row switched).
+ */
+export function NumberInput(p: {
+  value: number | undefined;
+  onChange: (n: number | undefined) => void;
+  id?: string;
+  class?: string;
+  min?: number;
+  max?: number;
+  step?: number | 'any';
+  required?: boolean;
+  placeholder?: string;
+}) {
+  const { value, onChange, ...attrs } = p;
+  const shown = value === undefined ? '' : String(value);
+  const [text, setText] = useState(shown);
+  useEffect(() => {
+    if (text === '' ? value !== undefined : Number(text) !== value) setText(shown);
+  }, [value]);
+  return (
+    <input
+      {...attrs}
+      type="number"
+      inputMode="decimal"
+      value={text}
+      onInput={(e) => {
+        const typed = (e.target as HTMLInputElement).value;
+        setText(typed);
+        onChange(typed === '' ? undefined : Number(typed));
+      }}
+    />
+  );
+}
+
 /** An input for one value of a field: its values to choose from, or a number within its range. */
 export function ValueInput(p: {
   choice: ValueChoice;
@@ -152,17 +189,12 @@ export function ValueInput(p: {
   if (c.type === 'number')
     return (
       <Field label={c.unit ? `${p.label} (${c.unit})` : p.label}>
-        <input
-          type="number"
-          inputMode="decimal"
+        <NumberInput
           step="any"
           min={c.min}
           max={c.max}
-          value={typeof p.value === 'number' ? p.value : ''}
-          onInput={(e) => {
-            const text = (e.target as HTMLInputElement).value;
-            p.onChange(text === '' ? undefined : Number(text));
-          }}
+          value={typeof p.value === 'number' ? p.value : undefined}
+          onChange={p.onChange}
         />
       </Field>
     );
@@ -179,7 +211,8 @@ export function ValueInput(p: {
 /** A comparison of a value: is, is above, is below (numbers), and the value compared with. */
 export function Comparison(p: { choice: ValueChoice; device?: Device; row: Row; onChange: (row: Row) => void }) {
   const { equals: _e, above: _a, below: _b, ...rest } = p.row;
-  const op = p.row.above !== undefined ? 'above' : p.row.below !== undefined ? 'below' : 'equals';
+  // By the key, not its value: a value cleared while typing keeps the comparison chosen.
+  const op = 'above' in p.row ? 'above' : 'below' in p.row ? 'below' : 'equals';
   const value = p.row[op];
   const numeric = p.choice.type === 'number';
   return (
@@ -260,12 +293,29 @@ export function WeekdaysField(p: { value: unknown; onChange: (v: string[] | unde
   );
 }
 
-/** Sunrise or sunset, minutes before (negative) or after. */
-export function SunFields(p: { row: Row; onChange: (row: Row) => void; label?: string }) {
+/**
+ * Sunrise or sunset, and how many minutes before or after it (kept as `offset_minutes`, negative
+ * before): a number and a word, as a person says it, rather than a signed number. The direction is
+ * remembered while the minutes are empty or 0 (the row then has no offset to carry it).
+ */
+export function SunFields(p: { row: Row; onChange: (row: Row) => void }) {
   const offset = typeof p.row.offset_minutes === 'number' ? p.row.offset_minutes : 0;
+  const [direction, setDirection] = useState<'before' | 'after'>(offset < 0 ? 'before' : 'after');
+  const side = offset < 0 ? 'before' : offset > 0 ? 'after' : direction;
+  // What is typed stays (an out-of-range number included, for the browser to point at); a row
+  // changed elsewhere (its type switched, a bound re-ticked) shows its own offset.
+  const [text, setText] = useState(offset === 0 ? '' : String(Math.abs(offset)));
+  useEffect(() => {
+    if (Number(text || 0) !== Math.abs(offset)) setText(offset === 0 ? '' : String(Math.abs(offset)));
+  }, [offset]);
+  const withOffset = (minutes: number, dir: 'before' | 'after') => {
+    const { offset_minutes: _o, ...rest } = p.row;
+    const n = dir === 'before' ? -minutes : minutes;
+    return n === 0 ? rest : { ...rest, offset_minutes: n };
+  };
   return (
     <>
-      <Field label={p.label ?? 'Sun'}>
+      <Field label="Sunrise or sunset">
         <select
           value={String(p.row.event ?? 'sunset')}
           onChange={(e) => p.onChange({ ...p.row, event: (e.target as HTMLSelectElement).value })}
@@ -274,19 +324,36 @@ export function SunFields(p: { row: Row; onChange: (row: Row) => void; label?: s
           <option value="sunset">Sunset</option>
         </select>
       </Field>
-      <Field label="Minutes before (−) or after">
+      <Field label="Minutes">
         <input
           type="number"
+          inputMode="numeric"
           step="1"
-          min={-720}
+          min={0}
           max={720}
-          value={offset}
+          placeholder="0"
+          value={text}
           onInput={(e) => {
-            const n = Math.trunc(Number((e.target as HTMLInputElement).value) || 0);
-            const { offset_minutes: _o, ...rest } = p.row;
-            p.onChange(n === 0 ? rest : { ...rest, offset_minutes: n });
+            const input = e.target as HTMLInputElement;
+            setText(input.value);
+            // Out of range or not whole: the browser says so beside the field; the row keeps its last good offset.
+            const n = Number(input.value || 0);
+            if (input.validity.valid && Number.isInteger(n)) p.onChange(withOffset(n, side));
           }}
         />
+      </Field>
+      <Field label="Before or after">
+        <select
+          value={side}
+          onChange={(e) => {
+            const dir = (e.target as HTMLSelectElement).value === 'before' ? 'before' : 'after';
+            setDirection(dir);
+            p.onChange(withOffset(Math.abs(offset), dir));
+          }}
+        >
+          <option value="before">before</option>
+          <option value="after">after</option>
+        </select>
       </Field>
     </>
   );
@@ -307,24 +374,28 @@ export function DurationField(p: {
 }) {
   const id = useId();
   const s = typeof p.value === 'number' ? p.value : undefined;
-  const unit = s === undefined || s === 0 ? 60 : s % 3600 === 0 ? 3600 : s % 60 === 0 ? 60 : 1;
+  // The unit stays as the person has it once they type or choose: derived from the value at each
+  // keystroke, 1.5 min would turn into 90 s under their fingers (and a unit chosen next would
+  // multiply the 90).
+  const [chosen, setChosen] = useState<number | undefined>();
+  const unit = chosen ?? (s === undefined || s === 0 ? 60 : s % 3600 === 0 ? 3600 : s % 60 === 0 ? 60 : 1);
   return (
     <div class="field">
       <label class="field-label" for={id}>
         {p.label}
       </label>
       <span class="duration">
-        <input
+        <NumberInput
           id={id}
           class="duration-number"
-          type="number"
           min={0}
           step="any"
-          value={s === undefined ? '' : s / unit}
+          required={!p.optional}
+          value={s === undefined ? undefined : s / unit}
           placeholder={p.optional ? 'none' : ''}
-          onInput={(e) => {
-            const text = (e.target as HTMLInputElement).value;
-            p.onChange(text === '' ? undefined : Math.round(Number(text) * unit));
+          onChange={(n) => {
+            setChosen(unit);
+            p.onChange(n === undefined ? undefined : Math.round(n * unit));
           }}
         />
         <select
@@ -332,6 +403,7 @@ export function DurationField(p: {
           value={String(unit)}
           onChange={(e) => {
             const next = Number((e.target as HTMLSelectElement).value);
+            setChosen(next);
             if (s !== undefined) p.onChange(Math.round((s / unit) * next));
           }}
         >

@@ -3,8 +3,10 @@
  * against, a new row's first device value, the type chooser, the device-and-value fields, the row's
  * buttons and the gateway's problems shown under it, weekdays, the security mode fields.
  */
+import type { ComponentChildren } from 'preact';
 import type { Choices, DeviceChoices } from '../automations.ts';
 import { humanize } from '../format.ts';
+import { plainProblem } from '../rule-problems.ts';
 import type { Device } from '../types.ts';
 import { DeviceField, Field, firstValue, liveDevice, refOf, ValueRefField, withValues } from './rule-fields.tsx';
 
@@ -59,7 +61,41 @@ export function ValueRef(p: { ctx: RowContext; row: Row; onChange: (row: Row) =>
   );
 }
 
-export function RowButtons(p: { onRemove: () => void; onUp?: () => void; onDown?: () => void }) {
+/**
+ * One row of the editor, whichever its kind: the chooser of its type (choosing another starts the
+ * row afresh through `retype`), its own fields (the children), its buttons, and the save's
+ * problems for its path.
+ */
+export function RuleRow(
+  p: RowProps & {
+    label: string;
+    types: readonly (readonly [string, string])[];
+    retype: (type: string) => Row;
+    group?: boolean;
+    children?: ComponentChildren;
+  },
+) {
+  return (
+    <fieldset class={p.group ? 'rule group' : 'rule'} data-path={p.path}>
+      <ChoiceField label={p.label} options={p.types} value={p.row.type} onChange={(t) => p.onChange(p.retype(t))} />
+      {p.children}
+      <RowButtons onRemove={p.onRemove} onUp={p.onUp} onDown={p.onDown} />
+      <Problems errors={p.errors(p.path)} path={p.path} />
+    </fieldset>
+  );
+}
+
+/** The device a row names (live) and, among what the choices offer of it, the value the row refers to. */
+export function rowValue(ctx: RowContext, row: Row) {
+  const dc = ctx.choices.devices.find((d) => d.serial_number === row.device);
+  const device = liveDevice(ctx.devices, row.device);
+  const choice = dc?.values.find(
+    (v) => v.capability === row.capability && (v.name ?? undefined) === row.name && v.field === row.field,
+  );
+  return { device, choice };
+}
+
+function RowButtons(p: { onRemove: () => void; onUp?: () => void; onDown?: () => void }) {
   return (
     <div class="row-buttons">
       {p.onUp && (
@@ -79,12 +115,15 @@ export function RowButtons(p: { onRemove: () => void; onUp?: () => void; onDown?
   );
 }
 
-export function Problems({ errors }: { errors: string[] }) {
+/** The gateway's messages about the row at `path`, in the editor's words (the API's own as the title). */
+function Problems({ errors, path }: { errors: string[]; path: string }) {
   if (errors.length === 0) return null;
   return (
     <ul class="problems">
       {errors.map((e) => (
-        <li key={e}>{e}</li>
+        <li key={e} title={e}>
+          {plainProblem(path, e)}
+        </li>
       ))}
     </ul>
   );

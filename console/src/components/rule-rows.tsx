@@ -4,17 +4,18 @@
  * Each row is the API's JSON object, edited field by field through rule-fields.tsx; switching its
  * type starts it afresh with valid defaults (the first device that offers what the type needs).
  */
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { ActionRow, newAction } from './rule-action.tsx';
-import { Comparison, DeviceField, liveDevice, SunFields, TimeField, WeekdaysField } from './rule-fields.tsx';
+import { Comparison, DeviceField, SunFields, TimeField, WeekdaysField } from './rule-fields.tsx';
 import {
   ChoiceField,
   NoLocation,
   optional,
-  Problems,
   type Row,
-  RowButtons,
   type RowContext,
   type RowProps,
+  RuleRow,
+  rowValue,
   SecurityFields,
   ValueRef,
   valueRow,
@@ -59,17 +60,12 @@ function newCondition(ctx: RowContext, type: string): Row {
 export function ConditionRow(p: RowProps & { depth: number }) {
   const { row, ctx } = p;
   const set = (patch: Row) => p.onChange({ ...row, ...patch });
-  const dc = ctx.choices.devices.find((d) => d.serial_number === row.device);
-  const device = liveDevice(ctx.devices, row.device);
-  const choice = dc?.values.find(
-    (v) => v.capability === row.capability && (v.name ?? undefined) === row.name && v.field === row.field,
-  );
+  const { device, choice } = rowValue(ctx, row);
   const group = row.type === 'any' || row.type === 'not' || row.type === 'all';
   // Groups nest at most 4 deep (the gateway's limit): the deepest offers no group.
   const types = p.depth >= 4 ? CONDITIONS.filter(([t]) => !['any', 'not', 'all'].includes(t)) : CONDITIONS;
   return (
-    <fieldset class={group ? 'rule group' : 'rule'} data-path={p.path}>
-      <ChoiceField label="If" options={types} value={row.type} onChange={(t) => p.onChange(newCondition(ctx, t))} />
+    <RuleRow {...p} label="If" types={types} retype={(t) => newCondition(ctx, t)} group={group}>
       {row.type === 'time' && (
         <>
           <TimeField label="After" optional value={row.after} onChange={(v) => p.onChange(optional(row, 'after', v))} />
@@ -128,16 +124,15 @@ export function ConditionRow(p: RowProps & { depth: number }) {
           onChange={(conditions) => set({ conditions })}
         />
       )}
-      <RowButtons onRemove={p.onRemove} />
-      <Problems errors={p.errors(p.path)} />
-    </fieldset>
+    </RuleRow>
   );
 }
 
 function SunBound(p: { label: string; row: Row; bound: 'after' | 'before'; onChange: (row: Row) => void }) {
   const b = p.row[p.bound] as Row | undefined;
   return (
-    <div class="sun-bound">
+    // A group named by its bound: both bounds have the same fields (Minutes, Before or after).
+    <fieldset class="sun-bound" aria-label={p.label}>
       <label class="check">
         <input
           type="checkbox"
@@ -150,8 +145,8 @@ function SunBound(p: { label: string; row: Row; bound: 'after' | 'before'; onCha
         />
         {p.label}
       </label>
-      {b && <SunFields row={b} label={p.label} onChange={(next) => p.onChange({ ...p.row, [p.bound]: next })} />}
-    </div>
+      {b && <SunFields row={b} onChange={(next) => p.onChange({ ...p.row, [p.bound]: next })} />}
+    </fieldset>
   );
 }
 
@@ -166,15 +161,37 @@ export function RowList(p: {
   depth?: number;
 }) {
   const { rows } = p;
-  const replace = (i: number, row: Row | undefined) =>
+  // The keyboard's focus follows what the person did, once the list has rendered it (a layout
+  // effect: before the next key can land on a button that now means another row): to a row added
+  // (its first field, not the Add button below it), to the row after one removed (or the Add
+  // button), to the same Move button of a row moved (rows are keyed by place: left where it was,
+  // the focus would be on another row's button).
+  const box = useRef<HTMLDivElement>(null);
+  const focusNext = useRef<string | undefined>(undefined);
+  useLayoutEffect(() => {
+    const selector = focusNext.current;
+    if (selector === undefined) return;
+    focusNext.current = undefined;
+    const list = box.current;
+    (list?.querySelector<HTMLElement>(selector) ?? list?.querySelector<HTMLElement>(':scope > button.add'))?.focus();
+  });
+  const rowAt = (i: number) => `:scope > fieldset[data-path="${p.path}.${i}"]`;
+  const replace = (i: number, row: Row | undefined) => {
+    if (row === undefined) focusNext.current = `${rowAt(i)} select`;
     p.onChange(row === undefined ? rows.filter((_, j) => j !== i) : rows.map((r, j) => (j === i ? row : r)));
+  };
   const move = (i: number, by: number) => {
     const next = [...rows];
     const [r] = next.splice(i, 1);
     next.splice(i + by, 0, r as Row);
+    const to = i + by;
+    const button = by < 0 ? 'Move up' : 'Move down';
+    const stays = by < 0 ? to > 0 : to < rows.length - 1;
+    focusNext.current = `${rowAt(to)} button[aria-label="${stays ? button : by < 0 ? 'Move down' : 'Move up'}"]`;
     p.onChange(next);
   };
-  const add = () =>
+  const add = () => {
+    focusNext.current = `${rowAt(rows.length)} select`;
     p.onChange([
       ...rows,
       p.kind === 'trigger'
@@ -183,9 +200,18 @@ export function RowList(p: {
           ? newCondition(p.ctx, 'time')
           : newAction(p.ctx, 'device'),
     ]);
-  const words = p.kind === 'trigger' ? 'Add a trigger' : p.kind === 'condition' ? 'Add a condition' : 'Add an action';
+  };
+  // Inside a group its own button says so: a group's list and the part's end one above the other.
+  const words =
+    p.kind === 'trigger'
+      ? 'Add a trigger'
+      : p.kind === 'action'
+        ? 'Add an action'
+        : (p.depth ?? 1) > 1
+          ? 'Add a condition to this group'
+          : 'Add a condition';
   return (
-    <div class="rows">
+    <div class="rows" ref={box}>
       {rows.map((row, i) => {
         const common = {
           ctx: p.ctx,

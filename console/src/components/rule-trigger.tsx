@@ -1,12 +1,12 @@
 /** A trigger row of the IF/THEN editor (WHEN): a device value, a press, online, a time, the sun, a mode, the alarm, the start. */
-import type { DeviceChoices } from '../automations.ts';
+import { type DeviceChoices, type ValueChoice, valueWords } from '../automations.ts';
 import { humanize } from '../format.ts';
+import type { Device } from '../types.ts';
 import {
   DeviceField,
   DurationField,
   Field,
   firstValue,
-  liveDevice,
   SunFields,
   TimeField,
   ValueInput,
@@ -15,11 +15,12 @@ import {
 import {
   ChoiceField,
   NoLocation,
-  Problems,
+  optional,
   type Row,
-  RowButtons,
   type RowContext,
   type RowProps,
+  RuleRow,
+  rowValue,
   SecurityFields,
   ValueRef,
   valueRow,
@@ -70,14 +71,9 @@ export function newTrigger(ctx: RowContext, type: string): Row {
 export function TriggerRow(p: RowProps) {
   const { row, ctx } = p;
   const set = (patch: Row) => p.onChange({ ...row, ...patch });
-  const dc = ctx.choices.devices.find((d) => d.serial_number === row.device);
-  const device = liveDevice(ctx.devices, row.device);
-  const choice = dc?.values.find(
-    (v) => v.capability === row.capability && (v.name ?? undefined) === row.name && v.field === row.field,
-  );
+  const { device, choice } = rowValue(ctx, row);
   return (
-    <fieldset class="rule" data-path={p.path}>
-      <ChoiceField label="When" options={TRIGGERS} value={row.type} onChange={(t) => p.onChange(newTrigger(ctx, t))} />
+    <RuleRow {...p} label="When" types={TRIGGERS} retype={(t) => newTrigger(ctx, t)}>
       {row.type === 'state' && (
         <ValueRef
           ctx={ctx}
@@ -90,7 +86,7 @@ export function TriggerRow(p: RowProps) {
         <>
           <Field label="Crosses">
             <select
-              value={row.below !== undefined ? 'below' : 'above'}
+              value={'below' in row ? 'below' : 'above'}
               onChange={(e) => {
                 const { above: _a, below: _b, ...rest } = row;
                 p.onChange({
@@ -108,12 +104,16 @@ export function TriggerRow(p: RowProps) {
             device={device}
             label="Value"
             value={row.above ?? row.below}
-            onChange={(v) => set(row.below !== undefined ? { below: v } : { above: v })}
+            // By the key, not its value: a value cleared while typing keeps "falling below".
+            onChange={(v) => set('below' in row ? { below: v } : { above: v })}
           />
         </>
       )}
       {row.type === 'state' && choice && choice.type !== 'number' && (
         <ValueInput choice={choice} device={device} label="Becomes" value={row.to} onChange={(v) => set({ to: v })} />
+      )}
+      {row.type === 'state' && choice && choice.type !== 'number' && (choice.values?.length ?? 0) > 2 && (
+        <FromField choice={choice} device={device} row={row} onChange={p.onChange} />
       )}
       {row.type === 'press' && <PressFields ctx={ctx} row={row} onChange={p.onChange} />}
       {row.type === 'online' && (
@@ -124,7 +124,7 @@ export function TriggerRow(p: RowProps) {
             onChange={(d) => set({ device: d.serial_number })}
           />
           <ChoiceField
-            label="It"
+            label="Change"
             options={[
               ['off', 'goes offline'],
               ['on', 'comes back online'],
@@ -170,9 +170,7 @@ export function TriggerRow(p: RowProps) {
           onChange={(state) => set({ state })}
         />
       )}
-      <RowButtons onRemove={p.onRemove} />
-      <Problems errors={p.errors(p.path)} />
-    </fieldset>
+    </RuleRow>
   );
 }
 
@@ -214,5 +212,32 @@ function PressFields(p: { ctx: RowContext; row: Row; onChange: (row: Row) => voi
         </Field>
       )}
     </>
+  );
+}
+
+/**
+ * What the value was before (`from`), for a value of more than two values (a curtain's *open*,
+ * *close*, *stop*): *any value* leaves it out. Of two values, the other one is the only "from".
+ */
+function FromField(p: { choice: ValueChoice; device?: Device; row: Row; onChange: (row: Row) => void }) {
+  const values = p.choice.values ?? [];
+  const index = values.indexOf(p.row.from);
+  return (
+    <Field label="From">
+      <select
+        value={index === -1 ? '' : String(index)}
+        onChange={(e) => {
+          const i = (e.target as HTMLSelectElement).value;
+          p.onChange(optional(p.row, 'from', i === '' ? undefined : values[Number(i)]));
+        }}
+      >
+        <option value="">any value</option>
+        {values.map((v, i) => (
+          <option key={String(v)} value={String(i)}>
+            {valueWords(p.device, p.choice, v)}
+          </option>
+        ))}
+      </select>
+    </Field>
   );
 }

@@ -9,6 +9,7 @@ import { api } from '../api.ts';
 import { humanize } from '../format.ts';
 import { act } from '../store.ts';
 import type { Device } from '../types.ts';
+import { FormFooter } from './form-footer.tsx';
 
 type Kind = 'text' | 'number' | 'yes-no' | 'kept';
 
@@ -199,14 +200,7 @@ export function TagsForm({ d }: { d: Device }) {
           Add a tag
         </button>
       </fieldset>
-      {errors.length > 0 && (
-        <ul class="error" role="alert">
-          {errors.map((x) => (
-            <li key={x}>{x}</li>
-          ))}
-        </ul>
-      )}
-      <button type="submit">Save tags</button>
+      <FormFooter error={errors} label="Save tags" kind="plain" />
     </form>
   );
 }

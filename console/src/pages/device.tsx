@@ -8,6 +8,7 @@ import { BindingsSection } from '../components/bindings.tsx';
 import { CameraSections } from '../components/camera.tsx';
 import { ControlView } from '../components/controls.tsx';
 import { FirmwareSection } from '../components/firmware.tsx';
+import { FormFooter } from '../components/form-footer.tsx';
 import { lazy } from '../components/lazy.tsx';
 import { TagsForm } from '../components/tags-form.tsx';
 import { categoryName, describeState, humanize, readingText, shownReadings, timeOf } from '../format.ts';
@@ -60,12 +61,7 @@ function Rename({ d }: { d: Device }) {
         onInput={(e) => setName((e.target as HTMLInputElement).value)}
         required
       />
-      <button type="submit" class="primary">
-        Save
-      </button>
-      <button type="button" onClick={() => setEditing(false)}>
-        Cancel
-      </button>
+      <FormFooter label="Save" onCancel={() => setEditing(false)} />
     </form>
   );
 }
@@ -287,14 +283,7 @@ export function DevicePage({ serial }: { serial: string }) {
               />{' '}
               Also delete its history (its charts, logbook entries and energy); otherwise it is kept
             </label>
-            <div class="buttons">
-              <button type="submit" class="danger">
-                Delete
-              </button>
-              <button type="button" onClick={() => setDeleting(false)}>
-                Cancel
-              </button>
-            </div>
+            <FormFooter label="Delete" kind="danger" onCancel={() => setDeleting(false)} ownRow />
           </form>
         ) : (
           <button type="button" class="danger" onClick={() => setDeleting(true)}>

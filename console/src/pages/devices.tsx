@@ -2,6 +2,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api, wordsOf } from '../api.ts';
 import { ControlView } from '../components/controls.tsx';
+import { FormFooter } from '../components/form-footer.tsx';
 import { at, categoryName, countdown, readingText } from '../format.ts';
 import { useNow } from '../hooks.ts';
 import { act, devices, devicesLoaded, notify, pairing, pairingTypes } from '../store.ts';
@@ -118,19 +119,14 @@ function AddCamera({ close }: { close: () => void }) {
           required
         />
       </label>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      <div class="buttons">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? 'Checking the camera…' : 'Add camera'}
-        </button>
-        <button type="button" onClick={close}>
-          Cancel
-        </button>
-      </div>
+      <FormFooter
+        error={error}
+        label="Add camera"
+        busy={busy}
+        busyLabel="Checking the camera…"
+        onCancel={close}
+        ownRow
+      />
     </form>
   );
 }

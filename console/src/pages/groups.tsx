@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import { api, wordsOf } from '../api.ts';
 import { channelsOf } from '../components/bindings.tsx';
 import { ControlView } from '../components/controls.tsx';
+import { FormFooter } from '../components/form-footer.tsx';
 import { at } from '../format.ts';
 import { act, devices } from '../store.ts';
 import type { Device, GroupView } from '../types.ts';
@@ -112,19 +113,14 @@ function NewGroup({ close }: { close(): void }) {
           </div>
         )}
       </fieldset>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      <div class="buttons">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? 'Making the group…' : 'Make the group'}
-        </button>
-        <button type="button" onClick={close}>
-          Cancel
-        </button>
-      </div>
+      <FormFooter
+        error={error}
+        label="Make the group"
+        busy={busy}
+        busyLabel="Making the group…"
+        onCancel={close}
+        ownRow
+      />
     </form>
   );
 }
@@ -177,12 +173,7 @@ function GroupCard({ g }: { g: GroupView }) {
             required
             onInput={(e) => setName((e.target as HTMLInputElement).value)}
           />
-          <button type="submit" class="primary small">
-            Save
-          </button>
-          <button type="button" class="small" onClick={() => setRenaming(false)}>
-            Cancel
-          </button>
+          <FormFooter label="Save" small onCancel={() => setRenaming(false)} />
         </form>
       ) : (
         <header>

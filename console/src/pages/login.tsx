@@ -1,6 +1,7 @@
 /** Logging in, and the first run: the setup code from the gateway's log sets the password. */
 import { useState } from 'preact/hooks';
 import { api, wordsOf } from '../api.ts';
+import { FormFooter } from '../components/form-footer.tsx';
 import { when } from '../format.ts';
 import { auth, checkAuth, gatewayName, passwdCommand, restoredAt } from '../store.ts';
 
@@ -86,14 +87,7 @@ export function Login() {
             />
           </label>
         )}
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
-        <button type="submit" class="primary" disabled={busy}>
-          {setup ? 'Set password and log in' : 'Log in'}
-        </button>
+        <FormFooter error={error} label={setup ? 'Set password and log in' : 'Log in'} busy={busy} />
       </form>
     </main>
   );

@@ -8,9 +8,11 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, wordsOf } from '../api.ts';
 import { blank, type Choices, type DefinitionView, type Draft, draftOf, type Names } from '../automations.ts';
 import { Toggle } from '../components/controls.tsx';
+import { FormFooter } from '../components/form-footer.tsx';
 import { Field } from '../components/rule-fields.tsx';
 import { RowList } from '../components/rule-rows.tsx';
 import { NextFirings, Traces } from '../components/scene-runs.tsx';
+import { plainProblem, problemField } from '../rule-problems.ts';
 import { act, automationsVersion, devices, notify } from '../store.ts';
 import { statusWords } from './scenes.tsx';
 
@@ -63,7 +65,9 @@ function Editor(p: {
       {general.length > 0 && (
         <ul class="problems" role="alert">
           {general.map((m) => (
-            <li key={m}>{m}</li>
+            <li key={m} title={m}>
+              {plainProblem('', m)}
+            </li>
           ))}
         </ul>
       )}
@@ -139,13 +143,22 @@ function Editor(p: {
           onChange={(actions) => set({ actions })}
         />
       </section>
-      <div class="buttons">
-        <button type="submit" class="primary" disabled={p.busy}>
-          Save
-        </button>
-      </div>
+      <FormFooter label="Save" busy={p.busy} ownRow />
     </form>
   );
+}
+
+/** Marks the field of `scope` a message is about (the label it names, of this row, not of one nested in it). */
+function markField(scope: HTMLElement | null, row: HTMLElement | null, message: string): HTMLElement | undefined {
+  const f = problemField(row?.dataset.path ?? '', message);
+  if (!scope || !f.label) return undefined;
+  const within = f.bound ? scope.querySelector<HTMLElement>(`fieldset.sun-bound[aria-label="${f.bound}"]`) : scope;
+  const label = [...(within?.querySelectorAll<HTMLLabelElement>('label.field-label') ?? [])].find(
+    (l) => l.textContent === f.label && l.closest('fieldset.rule') === row,
+  );
+  const control = label ? document.getElementById(label.htmlFor) : null;
+  control?.setAttribute('aria-invalid', 'true');
+  return control ?? undefined;
 }
 
 export function ScenePage({ id }: { id: string }) {
@@ -186,6 +199,24 @@ export function ScenePage({ id }: { id: string }) {
   useEffect(() => {
     if (def && !dirty) setDraft(draftOf(def));
   }, [def?.id, def?.version, dirty]);
+  // A refused save shows where: each field a message names is marked (aria-invalid, outlined), the
+  // first problem is brought into view (on a phone it may be a screen away from the Save button)
+  // and its field, or its row's first, takes the focus.
+  useEffect(() => {
+    const editor = document.querySelector<HTMLElement>('.editor');
+    if (!editor) return;
+    for (const el of editor.querySelectorAll('[aria-invalid="true"]')) el.removeAttribute('aria-invalid');
+    let first: HTMLElement | undefined;
+    for (const line of editor.querySelectorAll<HTMLElement>('.problems li[title]')) {
+      const row = line.closest<HTMLElement>('fieldset.rule');
+      const field = markField(row ?? editor.querySelector<HTMLElement>('.rule-head'), row, line.title);
+      first ??= field ?? row?.querySelector<HTMLElement>('select, input') ?? undefined;
+    }
+    const problem = editor.querySelector<HTMLElement>('.problems');
+    if (!problem) return;
+    problem.scrollIntoView({ block: 'center' });
+    first?.focus({ preventScroll: true });
+  }, [errors]);
   const names: Names = useMemo(() => ({ devices: devices.value, choices }), [devices.value, choices]);
 
   const save = async () => {
