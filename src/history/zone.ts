@@ -1,8 +1,9 @@
 /**
  * Local days and months, and local times as text, in one IANA time zone: what people count energy
- * in and read in a CSV. Built on the Zone of src/lib/zone.ts (the system's zone database, with its rule for the days
- * clocks change: a day whose midnight falls in a gap starts at the transition). A local day is not
- * always 24 hours: the day clocks go forward has 23, the day they go back 25.
+ * in and read in a CSV. Built on the Zone of src/lib/zone.ts (the system's zone database, else
+ * Intl, with its rule for the days clocks change: a day whose midnight falls in a gap starts at the
+ * transition). A local day is not always 24 hours: the day clocks go forward has 23, the day they
+ * go back 25.
  */
 import { addDays, type LocalDate, machineZone, Zone } from '../lib/zone.ts';
 

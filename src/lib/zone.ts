@@ -1,7 +1,7 @@
 /**
- * Wall-clock time in an IANA time zone, for the automations' schedules and the history's days and months: what local date and time an
- * instant is, and which instant a local date and time is, with the rule of docs/automations.md for
- * the days clocks change:
+ * Wall-clock time in an IANA time zone, for the automations' schedules and the history's days and
+ * months: what local date and time an instant is, and which instant a local date and time is, with
+ * the rule of docs/automations.md for the days clocks change:
  *
  * - a wall time that does not exist (inside a spring-forward gap, e.g. 02:30 on the last Sunday
  *   of March in Berlin) happens at the transition, the first instant after the gap (03:00 new
