@@ -148,6 +148,8 @@ export class Scheduler {
         from = o.at;
       }
     });
-    return out.sort((a, b) => a.at.localeCompare(b.at) || a.trigger - b.trigger);
+    // ISO instants sort as text; not localeCompare, whose first use loads ICU's collation data
+    // (2.7 MB of node's binary kept by the process ever after; docs/benchmarks.md).
+    return out.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.trigger - b.trigger));
   }
 }

@@ -265,7 +265,10 @@ export class TokenService {
 
   /** Every stored token, oldest first. */
   list(): TokenInfo[] {
-    return [...this.byHash.values()].map(toInfo).sort((a, b) => a.created_at.localeCompare(b.created_at));
+    // ISO instants sort as text; localeCompare would load ICU's collation data (docs/benchmarks.md).
+    return [...this.byHash.values()]
+      .map(toInfo)
+      .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
   }
 
   /** Revokes one token by its id (`by` whom, for the activity log); false when there is none. */

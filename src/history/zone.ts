@@ -1,22 +1,15 @@
 /**
  * Local days and months, and local times as text, in one IANA time zone: what people count energy
- * in and read in a CSV. Built on the Zone of src/lib/zone.ts (Intl only, with its rule for the days
- * clocks change: a day whose midnight falls in a gap starts at the transition). A local day is not
- * always 24 hours: the day clocks go forward has 23, the day they go back 25.
+ * in and read in a CSV. Built on the Zone of src/lib/zone.ts (the system's zone database, else
+ * Intl, with its rule for the days clocks change: a day whose midnight falls in a gap starts at the
+ * transition). A local day is not always 24 hours: the day clocks go forward has 23, the day they
+ * go back 25.
  */
 import { addDays, type LocalDate, machineZone, Zone } from '../lib/zone.ts';
 
-const QUARTER = 900_000;
+export { isTimeZone } from '../lib/zone.ts';
 
-/** Whether `name` is a time zone Intl knows (`Europe/Berlin`, `UTC`). */
-export function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
+const QUARTER = 900_000;
 
 /** The host's own time zone (the default when none is configured). */
 export const hostTimeZone = machineZone;
@@ -26,7 +19,7 @@ export class Calendar {
   /** Offsets by quarter hour: a zone changes its offset only on a quarter hour of UTC. */
   private readonly offsets = new Map<number, number>();
 
-  /** Throws a RangeError for a name Intl does not know. */
+  /** Throws a RangeError for a name neither the zone database nor Intl knows. */
   constructor(readonly name: string) {
     this.zone = new Zone(name);
   }

@@ -1,8 +1,7 @@
 /**
- * Wall-clock time in an IANA time zone, from Intl alone (no time zone database of our own), for
- * the automations' schedules and the history's days and months: what local date and time an
- * instant is, and which instant a local date and time is, with the rule of docs/automations.md for
- * the days clocks change:
+ * Wall-clock time in an IANA time zone, for the automations' schedules and the history's days and
+ * months: what local date and time an instant is, and which instant a local date and time is, with
+ * the rule of docs/automations.md for the days clocks change:
  *
  * - a wall time that does not exist (inside a spring-forward gap, e.g. 02:30 on the last Sunday
  *   of March in Berlin) happens at the transition, the first instant after the gap (03:00 new
@@ -11,7 +10,13 @@
  *   two (the earlier instant, still on summer time).
  *
  * Every instant is a UTC epoch in milliseconds; a local date is `{ year, month, day }`.
+ *
+ * The offsets come from the system's zone database (src/lib/tzif.ts) where it has the zone, else
+ * from Intl (a box without tzdata, a name only ICU knows, a damaged file): Intl's time zones load
+ * about 6 MB of ICU data into the process, which an idle gateway then keeps (docs/benchmarks.md).
  */
+import { readFileSync, readlinkSync } from 'node:fs';
+import { readZoneRules, ZONEINFO, type ZoneRules } from './tzif.ts';
 
 export interface LocalDate {
   year: number;
@@ -28,9 +33,72 @@ export interface Wall extends LocalDate {
 
 const DAY_MS = 86_400_000;
 
-/** The machine's own time zone (the TZ variable, else the system's), as Intl resolves it. */
-export function machineZone(): string {
+/** Names of UTC in the database, which Intl calls `UTC`. */
+const UTC_NAMES = new Set([
+  'UTC',
+  'Etc/UTC',
+  'Etc/UCT',
+  'UCT',
+  'Etc/Universal',
+  'Universal',
+  'Etc/Zulu',
+  'Zulu',
+  'Etc/GMT',
+  'GMT',
+  'Etc/GMT0',
+  'Etc/GMT+0',
+  'Etc/GMT-0',
+  'GMT0',
+  'GMT+0',
+  'GMT-0',
+  'Etc/Greenwich',
+  'Greenwich',
+]);
+
+/**
+ * The machine's own time zone: the TZ variable, else /etc/timezone, else the zone /etc/localtime
+ * links to, when the database has it (names of UTC read `UTC`, as Intl says); else as Intl
+ * resolves it. Read from files so that asking does not load ICU's zones.
+ */
+export function machineZone(zoneinfo: string = ZONEINFO, env: NodeJS.ProcessEnv = process.env): string {
+  const candidates: (() => string | undefined)[] = [
+    () => (env.TZ === undefined ? undefined : env.TZ.replace(/^:/, '').replace(/^.*\/zoneinfo\//, '')),
+    () => readFileSync('/etc/timezone', 'utf8').trim(),
+    () => /\/zoneinfo\/(.+)$/.exec(readlinkSync('/etc/localtime'))?.[1],
+  ];
+  for (const candidate of candidates) {
+    let name: string | undefined;
+    try {
+      name = candidate();
+    } catch {
+      continue;
+    }
+    if (name === undefined) continue;
+    // A TZ that is set but is not a zone the database has (a POSIX rule, a typo): Intl decides.
+    if (name === '' || !zoneRulesOrUndefined(name, zoneinfo)) break;
+    return UTC_NAMES.has(name) ? 'UTC' : name;
+  }
   return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
+/** The database's rules for `name`, or undefined where it has none or its file is damaged. */
+function zoneRulesOrUndefined(name: string, zoneinfo: string): ZoneRules | undefined {
+  try {
+    return readZoneRules(name, zoneinfo);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `name` is a time zone: one the database has, else one Intl knows (`Europe/Berlin`, `UTC`). */
+export function isTimeZone(name: string, zoneinfo: string = ZONEINFO): boolean {
+  if (zoneRulesOrUndefined(name, zoneinfo)) return true;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A local date `n` days after `d` (negative: before). */
@@ -43,10 +111,19 @@ export function addDays(d: LocalDate, n: number): LocalDate {
 export type Resolution = 'exact' | 'gap' | 'overlap';
 
 export class Zone {
-  private readonly format: Intl.DateTimeFormat;
+  private readonly rules: ZoneRules | undefined;
+  private readonly format: Intl.DateTimeFormat | undefined;
 
-  /** Throws a RangeError for a name Intl does not know (the setting is checked before this). */
-  constructor(readonly name: string) {
+  /**
+   * From the database in `zoneinfo` where it has `name`, else from Intl: then throws a RangeError
+   * for a name Intl does not know either (the setting is checked before this).
+   */
+  constructor(
+    readonly name: string,
+    zoneinfo: string = ZONEINFO,
+  ) {
+    this.rules = zoneRulesOrUndefined(name, zoneinfo);
+    if (this.rules) return;
     this.format = new Intl.DateTimeFormat('en-US', {
       timeZone: name,
       hourCycle: 'h23',
@@ -61,6 +138,17 @@ export class Zone {
 
   /** The local date and time of an instant (to the second). */
   wall(t: number): Wall {
+    if (!this.format) {
+      const d = new Date(t + this.offset(t));
+      return {
+        year: d.getUTCFullYear(),
+        month: d.getUTCMonth() + 1,
+        day: d.getUTCDate(),
+        hour: d.getUTCHours(),
+        minute: d.getUTCMinutes(),
+        second: d.getUTCSeconds(),
+      };
+    }
     const out: Record<string, number> = {};
     for (const p of this.format.formatToParts(new Date(t))) if (p.type !== 'literal') out[p.type] = Number(p.value);
     return {
@@ -81,6 +169,7 @@ export class Zone {
 
   /** Local time minus UTC at instant `t`, in ms. */
   offset(t: number): number {
+    if (this.rules) return this.rules.offset(Math.floor(t / 1000)) * 1000;
     const whole = t - (((t % 1000) + 1000) % 1000);
     const w = this.wall(whole);
     return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - whole;

@@ -16,6 +16,7 @@ import {
   type StringSchema,
   str,
 } from '../catalog/schema.ts';
+import { isTimeZone } from '../lib/zone.ts';
 
 /** The schemas a setting may have: a number, a text, a boolean, one of some texts, a list of texts. */
 export type SettingSchema = NumberSchema | StringSchema | BooleanSchema | EnumSchema<string> | ArraySchema;
@@ -41,15 +42,10 @@ export interface SettingDef {
   check?: (value: string) => string | undefined;
 }
 
-/** Whether Intl knows `zone` as an IANA time zone name (a wrong name would throw at every use). */
+/** Whether `zone` is an IANA time zone name (a wrong name would throw at every use). */
 function unknownZone(zone: string): string | undefined {
-  if (zone === '') return undefined;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return undefined;
-  } catch {
-    return 'is not an IANA time zone name (e.g. Europe/Berlin, America/New_York)';
-  }
+  if (zone === '' || isTimeZone(zone)) return undefined;
+  return 'is not an IANA time zone name (e.g. Europe/Berlin, America/New_York)';
 }
 
 /** A location as `latitude,longitude` in decimal degrees, or empty. */

@@ -4,7 +4,7 @@
  * lazily imported drivers and integrations stay out of what every start loads.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { build, fingerprint, isFresh, type Metafile, sourceFiles } from '../../scripts/build.mjs';
@@ -93,7 +93,7 @@ function loadedInputs(meta: Metafile, output: string): Set<string> {
 }
 
 describe('a build of this project', () => {
-  it('bundles src/ into JavaScript chunks, drops files of an earlier build, keeps lazy parts out of the start, and is then fresh', () => {
+  it('bundles src/ into JavaScript chunks of Latin-1 text, drops files of an earlier build, keeps lazy parts out of the start, and is then fresh', () => {
     const out = tempDir('opencube-dist-');
     try {
       // A previous build's folder: its stamp keeps it, and a file this build does not write must go.
@@ -125,6 +125,10 @@ describe('a build of this project', () => {
         assert.ok(all.has(lazy), `${lazy} is bundled`);
         assert.equal(atStart.has(lazy), false, `${lazy} is loaded only when needed`);
       }
+      // A character above U+00FF anywhere in a chunk (esbuild keeps comments as written) makes V8
+      // hold that chunk's whole source two bytes per character for the gateway's life.
+      for (const file of sourceFiles(out).filter((f) => f.endsWith('.js')))
+        assert.doesNotMatch(readFileSync(join(out, file), 'utf8'), /[\u0100-\uffff]/, `${file} is Latin-1 text`);
       assert.equal(isFresh(ROOT, out), true);
     } finally {
       rmSync(out, { recursive: true, force: true });
