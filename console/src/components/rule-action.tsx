@@ -294,12 +294,13 @@ export function ActionRow(p: RowProps) {
             </select>
           </Field>
           <Field label="Volume (%)">
-            <input
-              type="number"
+            <NumberInput
               min={0}
               max={100}
-              value={typeof row.volume === 'number' ? row.volume : 100}
-              onInput={(e) => set({ volume: Math.round(Number((e.target as HTMLInputElement).value)) })}
+              step={1}
+              placeholder="100"
+              value={typeof row.volume === 'number' ? row.volume : undefined}
+              onChange={(n) => set({ volume: n === undefined ? undefined : Math.round(n) })}
             />
           </Field>
         </>

@@ -9,7 +9,7 @@ import { api, wordsOf } from '../api.ts';
 import { blank, type Choices, type DefinitionView, type Draft, draftOf, type Names } from '../automations.ts';
 import { Toggle } from '../components/controls.tsx';
 import { FormFooter } from '../components/form-footer.tsx';
-import { Field } from '../components/rule-fields.tsx';
+import { Field, NumberInput } from '../components/rule-fields.tsx';
 import { RowList } from '../components/rule-rows.tsx';
 import { NextFirings, Traces } from '../components/scene-runs.tsx';
 import { plainProblem, problemField } from '../rule-problems.ts';
@@ -95,12 +95,13 @@ function Editor(p: {
             </Field>
             {(draft.mode === 'queued' || draft.mode === 'parallel') && (
               <Field label="At most (runs)">
-                <input
-                  type="number"
+                <NumberInput
                   min={1}
                   max={10}
-                  value={draft.max ?? 10}
-                  onInput={(e) => set({ max: Math.round(Number((e.target as HTMLInputElement).value)) })}
+                  step={1}
+                  placeholder="10"
+                  value={draft.max}
+                  onChange={(n) => set({ max: n === undefined ? undefined : Math.round(n) })}
                 />
               </Field>
             )}
